@@ -1,0 +1,133 @@
+"""One card encoding and the trick machinery that both card games share.
+
+A deck is a table indexed by card id (``0 .. n-1``): each card's name, its suit and its
+*power*, the order in which cards of one suit beat each other. Cards that can never win a
+trick (Lost Ranks' Jacks and Spy) have power ``CANNOT_WIN``; a card that belongs to no suit
+(the Spy) has suit ``NO_SUIT``. A hand is a boolean mask over card ids, a trick a short list
+of card ids in play order. The rules cores keep only such arrays and integers: no card objects.
+
+The per-game differences live in the deck tables, not in code: Lost Heir's 0 cards are plain
+low cards of their city (power 0), Lost Ranks' Jacks follow suit but cannot win, and its Spy
+has neither suit nor power. Both games then find legal follows with :func:`follow_mask` and
+trick winners with :func:`trick_winner`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+NO_SUIT = -1
+"""Suit of a card that belongs to no suit (the Spy), and the led suit of a trick led by one."""
+CANNOT_WIN = -1
+"""Power of a card that never wins a trick."""
+NO_CARD = -1
+"""Empty slot in a trick or in a fixed-size record of cards."""
+NO_WINNER = -1
+"""What :func:`trick_winner` returns for a void trick (no card able to win it)."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """The fixed table of one game's cards.
+
+    ``suit`` and ``power`` exist twice: as numpy arrays for whole-hand masks and as tuples for
+    the scalar look-ups of the per-step hot path (a tuple index is several times faster than a
+    numpy scalar index). Both are built here from the same lists, so they cannot disagree.
+    """
+
+    names: tuple[str, ...]
+    suit_names: tuple[str, ...]
+    suit_of: tuple[int, ...]
+    power_of: tuple[int, ...]
+    suit: np.ndarray = field(repr=False)  # (n,) int8: suit index, NO_SUIT for none
+    power: np.ndarray = field(repr=False)  # (n,) int8: higher beats lower, CANNOT_WIN never wins
+    suit_masks: np.ndarray = field(repr=False)  # (n_suits, n) bool: cards of each suit
+    _index: dict[str, int] = field(repr=False)
+
+    @classmethod
+    def build(
+        cls, names: Sequence[str], suits: Sequence[int], powers: Sequence[int],
+        suit_names: Sequence[str],
+    ) -> Deck:
+        if not len(names) == len(suits) == len(powers):
+            raise ValueError("names, suits and powers must have one entry per card")
+        if len(set(names)) != len(names):
+            raise ValueError("card names must be distinct")
+        suit = np.asarray(suits, dtype=np.int8)
+        masks = np.stack([suit == s for s in range(len(suit_names))])
+        return cls(
+            names=tuple(names),
+            suit_names=tuple(suit_names),
+            suit_of=tuple(int(s) for s in suits),
+            power_of=tuple(int(p) for p in powers),
+            suit=suit,
+            power=np.asarray(powers, dtype=np.int8),
+            suit_masks=masks,
+            _index={name: i for i, name in enumerate(names)},
+        )
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    def card(self, name: str) -> int:
+        """Card id of ``name`` (case-insensitive); ``ValueError`` naming the deck otherwise."""
+        key = name.strip().upper() if isinstance(name, str) else name
+        if key not in self._index:
+            raise ValueError(
+                f"unknown card {name!r}; cards are: {' '.join(self.names)}"
+            )
+        return self._index[key]
+
+    def cards(self, names: Iterable[str]) -> list[int]:
+        """Card ids of ``names``; ``ValueError`` on an unknown or repeated card."""
+        ids = [self.card(n) for n in names]
+        if len(set(ids)) != len(ids):
+            dup = sorted({self.names[i] for i in ids if ids.count(i) > 1})
+            raise ValueError(f"card(s) given more than once: {', '.join(dup)}")
+        return ids
+
+    def hand_names(self, hand: np.ndarray) -> list[str]:
+        """Names of the cards in a boolean hand mask, in card-id order."""
+        return [self.names[i] for i in np.flatnonzero(hand)]
+
+
+def follow_mask(hand: np.ndarray, led_suit: int, deck: Deck) -> np.ndarray:
+    """Cards of ``hand`` that may be played to a trick whose led suit is ``led_suit``.
+
+    A player holding a card of the led suit must play one; a player void in it (or facing a
+    trick with no led suit) may play any card. Game-specific limits (Lost Ranks' Spy) are
+    applied by the caller on top of this.
+    """
+    if led_suit == NO_SUIT:
+        return hand.copy()
+    same = hand & deck.suit_masks[led_suit]
+    return same if same.any() else hand.copy()
+
+
+def trick_winner(trick: Sequence[int], led_suit: int, trump: int, deck: Deck) -> int:
+    """Position in ``trick`` of the winning card, or ``NO_WINNER`` for a void trick.
+
+    The highest-powered trump wins; with no trump able to win, the highest-powered card of
+    the led suit; cards of power ``CANNOT_WIN`` are ignored throughout. ``trump`` may be
+    ``NO_SUIT`` (no trump named yet).
+    """
+    suit_of, power_of = deck.suit_of, deck.power_of
+    best_pos, best_key = NO_WINNER, -1
+    for pos, card in enumerate(trick):
+        power = power_of[card]
+        if power == CANNOT_WIN:
+            continue
+        suit = suit_of[card]
+        if suit == trump:
+            key = 1000 + power
+        elif suit == led_suit:
+            key = power
+        else:
+            continue
+        if key > best_key:
+            best_pos, best_key = pos, key
+    return best_pos

@@ -1,0 +1,73 @@
+"""The interface between a game's pure rules core and everything built on it.
+
+Every game package exposes ``CORE``, a :class:`GameCore`: plain functions over the game's
+state (a small dataclass of numpy arrays and integers, see each ``rules.py``). The PettingZoo
+wrapper (:mod:`feral_envs.table_env`), the bots and the batched training env (``train/``) all
+drive games through it, so that no rule is written twice and many games can be stepped at once
+without PettingZoo in the loop.
+
+Conventions:
+
+* seats are ``0 .. n_seats-1``, in the order of ``possible_agents``; teams are 0 and 1
+  (``team_of_seat``); in Hidden Ranks each seat is its own team;
+* ``legal_mask(state)`` is an int8 array of ``n_actions`` for the seat to act, never all zero
+  while the game runs; ``apply`` mutates the state in place and assumes a legal action;
+* ``status(state)`` is ``(terminated, truncated, winner)`` with ``winner`` a team or ``DRAW``;
+* ``scores(state)`` is the game score of each team, shape (2,) (zeros for Hidden Ranks);
+* all randomness comes from the ``np.random.Generator`` passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+DRAW = -1
+"""Winner of a drawn game, and of a game not (yet) won."""
+
+
+@dataclass(frozen=True)
+class GameCore:
+    """The functions and sizes of one game's rules core (see the module docstring)."""
+
+    name: str
+    """Game name, as ``feral_envs.make`` takes it (``"lost_heir"``)."""
+    agents: tuple[str, ...]
+    """PettingZoo agent names in seat order."""
+    team_of_seat: tuple[int, ...]
+    team_names: tuple[str, str]
+    n_actions: int
+    obs_shape: tuple[int, ...]
+    obs_dtype: type
+    make_config: Callable[..., Any]
+    """``make_config(**keywords)``: the validated, frozen keyword set (``ValueError`` if bad)."""
+    new_game: Callable[[Any, np.random.Generator, dict], Any]
+    """``new_game(config, rng, options)``: a fresh state; ``options`` are ``reset`` options,
+    validated here (``ValueError`` naming the problem)."""
+    seat_to_act: Callable[[Any], int]
+    legal_mask: Callable[[Any], np.ndarray]
+    apply: Callable[[Any, int, np.random.Generator], None]
+    observe: Callable[[Any, int], np.ndarray]
+    scores: Callable[[Any], np.ndarray]
+    status: Callable[[Any], tuple[bool, bool, int]]
+    action_to_string: Callable[[Any, int], str]
+    """Name of an action for the seat to act in ``state`` (names can depend on the phase)."""
+    string_to_action: Callable[[Any, str], int | None]
+    """Action named by the text for the seat to act, or None if the text names no action."""
+    render_ansi: Callable[[Any, int | None], str]
+    """The table as text, as seen by a seat (None: the referee's view, everything shown)."""
+    reset_options: tuple[str, ...]
+    """The keys ``new_game`` accepts in ``options``."""
+    keyword_choices: dict[str, tuple]
+    """Every keyword with a fixed set of values (``variant``, ``take_a_lead``, ``reward``, …)
+    and those values, default first: what ``make_config`` accepts and what the API tests run
+    in every combination. The single source for both."""
+    keyword_defaults: dict[str, Any]
+    """Every keyword of ``raw_env`` besides ``render_mode``, with its default."""
+
+    @property
+    def n_seats(self) -> int:
+        return len(self.agents)

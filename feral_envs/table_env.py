@@ -1,0 +1,244 @@
+"""The PettingZoo AEC wrapper that all three games share.
+
+Each game keeps its rules in a pure core (``<game>/rules.py``: a state of numpy arrays and
+integers, functions over it, no PettingZoo) and its encodings in ``<game>/encoding.py``, both
+exposed as one :class:`~feral_envs.core.GameCore`. Its ``env.py`` subclasses
+:class:`TableEnv` with that core and the game's keywords. Everything that is the same for
+every game lives here once: agent bookkeeping, reward modes, illegal-action errors that leave
+the env untouched, the terminal dead steps, observation dicts and render-mode checks.
+
+The contract is ``shared/API.md``; rewards:
+
+``reward`` takes the values in ``core.keyword_choices["reward"]``:
+
+* ``reward="win"``: at the game's end +1 to every agent of the winning team, -1 to the
+  losers, 0 to all for a draw; 0 at every other step.
+* ``reward="points"`` (card games): after every step, each agent gets its team's score
+  change minus the other team's. The end of the game adds nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from feral_envs.core import DRAW, GameCore
+
+
+
+def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
+    """Return ``value`` if it is one of ``allowed``, else raise ``ValueError`` naming both."""
+    if value not in allowed:
+        raise ValueError(
+            f"{keyword}={value!r} is not allowed; choose one of: "
+            + ", ".join(repr(a) for a in allowed)
+        )
+    return value
+
+
+def check_int(keyword: str, value: Any, minimum: int) -> int:
+    """Return ``value`` as an int if it is an integer ``>= minimum``, else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{keyword}={value!r} is not allowed; it must be an integer >= {minimum}")
+    return int(value)
+
+
+def check_options(options: dict | None, allowed: tuple[str, ...]) -> dict:
+    """``reset`` options as a dict; ``ValueError`` naming any unknown key and the known ones."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+            f"allowed: {', '.join(map(repr, allowed))}"
+        )
+    return options
+
+
+class TableEnv(AECEnv):
+    """PettingZoo AEC env over a :class:`~feral_envs.core.GameCore`.
+
+    A game's ``raw_env`` subclasses this with its ``metadata`` and an ``__init__`` that takes
+    the game's keywords by name (so ``help()`` and signatures document them) and passes them
+    on. Nothing here knows a rule.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    }
+
+    def __init__(
+        self, core: GameCore, render_mode: str | None = None, reward: str = "win",
+        **keywords: Any,
+    ) -> None:
+        super().__init__()
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        check_choice("reward", reward, core.keyword_choices["reward"])
+        self.core = core
+        self.config = core.make_config(**keywords)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.possible_agents = list(core.agents)
+        self.agents = []
+        self.team_of_seat = core.team_of_seat
+        self.team_names = core.team_names
+        self.n_actions = core.n_actions
+        self._agent_seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        obs_box = spaces.Box(
+            low=-np.inf if np.issubdtype(core.obs_dtype, np.floating) else np.iinfo(core.obs_dtype).min,
+            high=np.inf if np.issubdtype(core.obs_dtype, np.floating) else np.iinfo(core.obs_dtype).max,
+            shape=core.obs_shape, dtype=core.obs_dtype,
+        )
+        mask_box = spaces.Box(0, 1, shape=(self.n_actions,), dtype=np.int8)
+        self._observation_spaces = {
+            agent: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+            for agent in self.possible_agents
+        }
+        self._action_spaces = {agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents}
+        self._zero_mask = np.zeros(self.n_actions, dtype=np.int8)
+        self.np_random = np.random.default_rng()
+        self.state = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """Game score of each team, by team name."""
+        s = self.core.scores(self.state)
+        return {self.team_names[0]: int(s[0]), self.team_names[1]: int(s[1])}
+
+    def seat_of(self, agent: str) -> int:
+        return self._agent_seat[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        rng = np.random.default_rng(seed) if seed is not None else self.np_random
+        # Validate and build the new game before touching the current one: bad options
+        # raise ValueError and leave the env as it was.
+        state = self.core.new_game(self.config, rng, check_options(options, self.core.reset_options))
+        self.np_random = rng
+        self.state = state
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._last_scores = self.core.scores(state).copy()
+        self.agent_selection = self.possible_agents[self.core.seat_to_act(state)]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._agent_seat[agent]
+        running = agent in self.terminations and not (
+            self.terminations[agent] or self.truncations[agent]
+        )
+        if running and agent == self.agent_selection:
+            mask = self.core.legal_mask(self.state)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self.core.observe(self.state, seat), "action_mask": mask}
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the agent to act, in increasing order."""
+        return np.flatnonzero(self.core.legal_mask(self.state)).tolist()
+
+    def legal_action_names(self) -> list[str]:
+        return [self.action_to_string(a) for a in self.legal_actions()]
+
+    def action_to_string(self, action: int) -> str:
+        """Name of ``action`` for the agent to act (see the game's action table)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
+            0 <= action < self.n_actions
+        ):
+            raise ValueError(f"action {action!r} is out of range; actions are 0..{self.n_actions - 1}")
+        return self.core.action_to_string(self.state, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The legal action named by ``text``; ``ValueError`` listing the legal names if none."""
+        action = self.core.string_to_action(self.state, text) if isinstance(text, str) else None
+        if action is None or not self.core.legal_mask(self.state)[action]:
+            what = "is not legal now" if action is not None else "names no action"
+            raise ValueError(
+                f"{text!r} {what} for {self.agent_selection}; legal: "
+                + ", ".join(self.legal_action_names())
+            )
+        return action
+
+    def step(self, action: int | np.integer | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._check_action(agent, action)
+        self.core.apply(self.state, int(action), self.np_random)
+        self._cumulative_rewards[agent] = 0.0
+        terminated, truncated, winner = self.core.status(self.state)
+        self._set_rewards(terminated, winner)
+        if terminated or truncated:
+            for a in self.agents:
+                self.terminations[a] = terminated
+                self.truncations[a] = truncated and not terminated
+        else:
+            self.agent_selection = self.possible_agents[self.core.seat_to_act(self.state)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, agent: str, action: Any) -> None:
+        in_range = (
+            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+            and 0 <= action < self.n_actions
+        )
+        if not in_range or not self.core.legal_mask(self.state)[action]:
+            shown = f"{int(action)} ({self.action_to_string(int(action))})" if in_range else repr(action)
+            raise ValueError(
+                f"illegal action {shown} for {agent}; legal: "
+                + ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
+            )
+
+    def _set_rewards(self, terminated: bool, winner: int) -> None:
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        if self.reward_mode == "points":
+            scores = self.core.scores(self.state)
+            delta = scores - self._last_scores
+            if delta.any():
+                self._last_scores = scores.copy()
+                diff = float(delta[0] - delta[1])
+                for a in rewards:
+                    rewards[a] = diff if self.team_of_seat[self._agent_seat[a]] == 0 else -diff
+        elif terminated and winner != DRAW:
+            for a in rewards:
+                rewards[a] = 1.0 if self.team_of_seat[self._agent_seat[a]] == winner else -1.0
+
+    def render(self) -> str | None:
+        """``ansi``: the table as text for the agent to act; ``human``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        seat = self._agent_seat[self.agent_selection] if self.agents else None
+        text = self.core.render_ansi(self.state, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def wrap(raw: AECEnv) -> AECEnv:
+    """``env()`` is ``raw_env()`` inside PettingZoo's order enforcement only (see API.md)."""
+    return wrappers.OrderEnforcingWrapper(raw)

@@ -1,0 +1,178 @@
+"""Every training setting, with its default, in one place (CleanRL style).
+
+:class:`TrainConfig` holds one field per setting with a doc line under it; the command line
+(``python -m train GAME --help``) is generated from those fields and lines, and a run writes
+the resolved config beside itself (``config.json``). :data:`GAME_DEFAULTS` holds the only
+per-game departures from the field defaults: the training reward's scale, the length of the
+default run and, where useful, game keywords. Nothing else in ``train/`` holds a default.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """One training run: the game, PPO's hyper-parameters, the self-play pool and the run."""
+
+    game: str = "lost_heir"
+    """Game to train (``lost_heir``, ``lost_ranks``, ``hidden_ranks``)."""
+    exp_name: str = "ppo_selfplay"
+    """Experiment name: the second part of the run directory name."""
+    seed: int = 1
+    """Seed of everything: games, opponents, network initialisation, minibatches."""
+    timesteps: int = 1_000_000
+    """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
+    n_envs: int = 64
+    """Games stepped at once by the batched env (one learner decision each per step)."""
+    n_steps: int = 64
+    """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
+    batch_size: int = 1024
+    """PPO minibatch size; must divide n_steps * n_envs."""
+    n_epochs: int = 4
+    """Passes over each rollout per PPO update."""
+    learning_rate: float = 3e-4
+    """Adam step size (constant)."""
+    gamma: float = 0.995
+    """Discount per learner decision."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO policy clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    net_arch: tuple[int, ...] = (128, 128)
+    """Hidden layer sizes of the policy and of the value MLP (separate networks, tanh)."""
+    torch_threads: int = 1
+    """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
+    points_scale: float = 0.05
+    """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
+    win_reward: float = 1.0
+    """Reward for winning the game at its end (minus for a loss, 0 for a draw or truncation)."""
+    snapshot_every: int = 50_000
+    """Learner decisions between frozen snapshots of the learner added to the opponent pool."""
+    pool_size: int = 8
+    """Most recent snapshots kept for sampling opponents (older ones leave the pool)."""
+    weight_snapshots: float = 0.5
+    """Chance that a game's opponents are a snapshot (half of it the newest, half spread)."""
+    weight_heuristic: float = 0.25
+    """Chance that a game's opponents are the heuristic bot (dropped if there is none)."""
+    weight_random: float = 0.25
+    """Chance that a game's opponents play uniformly random legal actions."""
+    opponent_deterministic: bool = False
+    """Snapshots play their most likely action instead of sampling from their policy."""
+    checkpoint_every: int = 100_000
+    """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
+    eval_games: int = 200
+    """Games of the quick evaluation against random at each checkpoint (0: none)."""
+    arena_games: int = 400
+    """Games per pairing of the arena at the end of the run (0: no arena)."""
+    arena_snapshots: int = 2
+    """Earlier snapshots that also enter the final arena (evenly spaced over the run)."""
+    progress: bool = True
+    """Show a progress bar (steps, fps, ETA, last rating)."""
+    keywords: dict[str, Any] = field(default_factory=dict)
+    """Game keywords (``--variant``, ``--max-hands``, ...): passed to the rules core."""
+
+    def __post_init__(self) -> None:
+        self.net_arch = tuple(int(n) for n in self.net_arch)
+        self.keywords = dict(self.keywords)
+
+    @property
+    def rollout_size(self) -> int:
+        return self.n_steps * self.n_envs
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting that cannot work."""
+        positive = (
+            "timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "torch_threads",
+            "snapshot_every",
+            "pool_size",
+            "checkpoint_every",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
+        for name in ("eval_games", "arena_games", "arena_snapshots"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
+        if self.rollout_size % self.batch_size:
+            raise ValueError(
+                f"--batch-size {self.batch_size} must divide n_steps * n_envs = {self.rollout_size}"
+            )
+        weights = (self.weight_snapshots, self.weight_heuristic, self.weight_random)
+        if min(weights) < 0 or self.weight_random + self.weight_snapshots <= 0:
+            raise ValueError(
+                "opponent weights must be >= 0 with weight_random + "
+                "weight_snapshots > 0 (the heuristic may be missing)"
+            )
+        if not self.net_arch or min(self.net_arch) < 1:
+            raise ValueError(f"--net-arch needs positive layer sizes, got {self.net_arch}")
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["net_arch"] = list(self.net_arch)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+        return cls(**data)
+
+
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
+    # hand's reward within about +-1.25, comparable with the +-1 for the game. Default run:
+    # about 10-12 minutes on the 2-core reference machine (docs/training.md).
+    "lost_heir": {"timesteps": 1_000_000, "points_scale": 0.05},
+    # A round moves the lead by at most 12 points (each army scores 0..6).
+    "lost_ranks": {"timesteps": 1_000_000, "points_scale": 0.1},
+    # No score: the reward is the game's result only.
+    "hidden_ranks": {"timesteps": 1_000_000, "points_scale": 0.0},
+}
+"""Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
+
+
+def default_config(game: str) -> TrainConfig:
+    """The default config of ``game``: field defaults, then :data:`GAME_DEFAULTS`."""
+    return TrainConfig(game=game, **GAME_DEFAULTS.get(game, {}))
+
+
+def dashed(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def field_docs(cls: type = TrainConfig) -> dict[str, str]:
+    """The doc line under each field of a dataclass, by field name (for ``--help``)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs

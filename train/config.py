@@ -52,8 +52,10 @@ class TrainConfig:
     """Value loss coefficient."""
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
-    net_arch: tuple[int, ...] = (128, 128)
-    """Hidden layer sizes of the policy and of the value MLP (separate networks, tanh)."""
+    trunk: tuple[int, ...] = (128,)
+    """Tanh layers shared by policy and value, after symlog of the observation."""
+    heads: tuple[int, ...] = (64,)
+    """Tanh layers of each head (policy, value) on top of the trunk."""
     torch_threads: int = 1
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
@@ -86,7 +88,8 @@ class TrainConfig:
     """Game keywords (``--variant``, ``--max-hands``, ...): passed to the rules core."""
 
     def __post_init__(self) -> None:
-        self.net_arch = tuple(int(n) for n in self.net_arch)
+        self.trunk = tuple(int(n) for n in self.trunk)
+        self.heads = tuple(int(n) for n in self.heads)
         self.keywords = dict(self.keywords)
 
     @property
@@ -122,12 +125,14 @@ class TrainConfig:
                 "opponent weights must be >= 0 with weight_random + "
                 "weight_snapshots > 0 (the heuristic may be missing)"
             )
-        if not self.net_arch or min(self.net_arch) < 1:
-            raise ValueError(f"--net-arch needs positive layer sizes, got {self.net_arch}")
+        for name in ("trunk", "heads"):
+            sizes = getattr(self, name)
+            if sizes and min(sizes) < 1:
+                raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        data["net_arch"] = list(self.net_arch)
+        data["trunk"], data["heads"] = list(self.trunk), list(self.heads)
         return data
 
     @classmethod

@@ -11,6 +11,13 @@ no pickle is run, unlike ``MaskablePPO.load`` (used only to resume a run, which 
 SB3's saved attributes: resume only runs you trust). A file that is not a policy file, or one
 for another game or another observation layout, raises :class:`CheckpointError` saying so.
 
+**The network** (what training builds, :func:`policy_kwargs`): the observation goes through
+``symlog(x) = sign(x) * log(1 + |x|)`` (parameter-free: raw counts such as scores or hands
+left, in the hundreds, no longer saturate the first layer while 0/1 features stay apart),
+then a *trunk* of tanh layers shared by the policy and the value function, then a tanh
+layer of each head and the heads' outputs. The trunk's first layer, whose cost grows with
+the observation size (743 inputs in Lost Heir), is computed once for both heads.
+
 The actor runs in numpy (a few small matrix products): at batch sizes of one to a few dozen
 that is several times faster than the same network in torch, which matters for the
 opponents inside the training env and for arena play.
@@ -29,8 +36,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
 
 from feral_envs.core import GameCore
 from feral_envs.layout import Layout
@@ -38,7 +48,8 @@ from feral_envs.layout import Layout
 FORMAT = "feral-ppo-policy/1"
 META_ENTRY = "feral.json"
 WEIGHTS_ENTRY = "policy.pth"
-ACTOR_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
+ACTOR_PREFIXES = ("features_extractor.layers.", "mlp_extractor.policy_net.", "action_net.")
+TRUNK = "features_extractor.layers"
 
 
 class CheckpointError(ValueError):
@@ -61,18 +72,53 @@ def layout_fingerprint(core: GameCore) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    return torch.sign(x) * torch.log1p(torch.abs(x))
+
+
+class SymlogTrunk(BaseFeaturesExtractor):
+    """SB3 features extractor: flatten, symlog, then tanh layers of sizes ``trunk``."""
+
+    def __init__(self, observation_space: gym.spaces.Box, trunk: tuple[int, ...] = (128,)) -> None:
+        n = int(np.prod(observation_space.shape))
+        super().__init__(observation_space, features_dim=trunk[-1] if trunk else n)
+        layers: list[nn.Module] = []
+        for size in trunk:
+            layers += [nn.Linear(n, size), nn.Tanh()]
+            n = size
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.layers(symlog(torch.flatten(observations, 1)))
+
+
+def policy_kwargs(trunk: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, Any]:
+    """``MaskablePPO(policy_kwargs=...)`` of the network described in the module doc."""
+    return {
+        "features_extractor_class": SymlogTrunk,
+        "features_extractor_kwargs": {"trunk": tuple(trunk)},
+        "share_features_extractor": True,
+        "net_arch": {"pi": list(heads), "vf": list(heads)},
+    }
+
+
 class ActorMLP:
-    """The policy half of an SB3 MLP actor-critic (tanh hidden layers), in numpy.
+    """The policy half of the network of :func:`policy_kwargs`, in numpy.
 
     ``logits(obs)`` for a batch; ``act(obs, masks, rng)`` picks legal actions, sampling from
     the masked softmax (Gumbel-max with ``rng``) or, if ``deterministic``, the most likely.
     """
 
     def __init__(self, weights: dict[str, Any]) -> None:
-        layers, i = [], 0
-        while f"mlp_extractor.policy_net.{i}.weight" in weights:
-            layers.append(self._pair(weights, f"mlp_extractor.policy_net.{i}"))
-            i += 2  # Sequential(Linear, Tanh, Linear, Tanh, ...)
+        layers = []
+        self.n_trunk = 0
+        for prefix in (TRUNK, "mlp_extractor.policy_net"):
+            i = 0
+            while f"{prefix}.{i}.weight" in weights:
+                layers.append(self._pair(weights, f"{prefix}.{i}"))
+                i += 2  # Sequential(Linear, Tanh, Linear, Tanh, ...)
+            if prefix == TRUNK:
+                self.n_trunk = len(layers)
         layers.append(self._pair(weights, "action_net"))
         for (w_in, _), (w_out, _) in itertools.pairwise(layers):
             if w_in.shape[1] != w_out.shape[0]:
@@ -80,7 +126,8 @@ class ActorMLP:
         self.layers = layers
         self.n_inputs = layers[0][0].shape[0]
         self.n_actions = layers[-1][0].shape[1]
-        self.net_arch = tuple(w.shape[1] for w, _ in layers[:-1])
+        self.trunk = tuple(w.shape[1] for w, _ in layers[: self.n_trunk])
+        self.heads = tuple(w.shape[1] for w, _ in layers[self.n_trunk : -1])
 
     @staticmethod
     def _pair(weights: dict[str, Any], name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -104,16 +151,17 @@ class ActorMLP:
 
     def weights(self) -> dict[str, np.ndarray]:
         """The weights in SB3's names and layout (what ``__init__`` takes)."""
+        names = [f"{TRUNK}.{2 * j}" for j in range(self.n_trunk)]
+        names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(self.heads))]
+        names.append("action_net")
         out = {}
-        for j, (w, b) in enumerate(self.layers):
-            name = (
-                "action_net" if j == len(self.layers) - 1 else f"mlp_extractor.policy_net.{2 * j}"
-            )
+        for name, (w, b) in zip(names, self.layers, strict=True):
             out[name + ".weight"], out[name + ".bias"] = w.T.copy(), b.copy()
         return out
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+        x = np.sign(x) * np.log1p(np.abs(x))
         for w, b in self.layers[:-1]:
             x = np.tanh(x @ w + b)
         w, b = self.layers[-1]
@@ -134,7 +182,7 @@ class ActorMLP:
 
 
 def policy_meta(
-    core: GameCore, net_arch: tuple[int, ...], step: int, keywords: dict[str, Any]
+    core: GameCore, actor: ActorMLP, step: int, keywords: dict[str, Any]
 ) -> dict[str, Any]:
     """The ``feral.json`` of a policy of ``core`` trained for ``step`` learner decisions."""
     import feral_envs
@@ -145,8 +193,9 @@ def policy_meta(
         "obs_shape": list(core.obs_shape),
         "n_actions": core.n_actions,
         "layout": layout_fingerprint(core),
-        "net_arch": list(net_arch),
-        "activation": "tanh",
+        "network": "symlog inputs, shared tanh trunk, tanh policy head",
+        "trunk": list(actor.trunk),
+        "heads": list(actor.heads),
         "step": int(step),
         "keywords": keywords,
         "feral_envs": feral_envs.__version__,
@@ -228,3 +277,38 @@ def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP,
             f"{core.name} has {n_obs} and {core.n_actions}"
         )
     return actor, meta
+
+
+class PPOPolicy:
+    """A trained policy as an ``agents`` Policy (arena, play): ``act(observation, mask)``.
+
+    It samples from the masked policy distribution with its own seeded generator, as the
+    learner did while training (``deterministic=True``: always the most likely action).
+    """
+
+    def __init__(
+        self,
+        actor: ActorMLP,
+        meta: dict[str, Any],
+        spec: str,
+        seed: int,
+        deterministic: bool = False,
+    ) -> None:
+        self.actor, self.meta, self.spec, self.deterministic = actor, meta, spec, deterministic
+        self.name = spec
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        masks = np.asarray(action_mask, dtype=bool)[None]
+        return int(self.actor.act(observation[None], masks, self.rng, self.deterministic)[0])
+
+
+def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
+    """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``)."""
+    from train.run import game_core
+
+    actor, meta = read_policy_file(path, game_core(game))
+    return PPOPolicy(actor, meta, f"ppo:{path}", seed)

@@ -26,6 +26,7 @@ groups the games waiting on the same member and calls it once per round.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,24 +41,34 @@ class Opponent:
     needs_obs: bool = True
     """Whether :meth:`act` reads ``obs`` (the env skips building observations if not)."""
 
+    def start(self, slot: int, seed: int) -> None:
+        """A game starts in env slot ``slot`` with this opponent (stateful players reset)."""
+
     def act(
         self,
         obs: np.ndarray | None,
         masks: np.ndarray,
-        states: list[Any],
+        slots: list[int],
         seats: list[int],
         rng: np.random.Generator,
     ) -> np.ndarray:
         """Actions (k,) for ``k`` games: their observations (k, ...) for the seat to act,
-        legal masks (k, n_actions), the rules states and those seats."""
+        legal masks (k, n_actions), the env slots of the games and the seats to act."""
         raise NotImplementedError
+
+    def state_dict(self) -> Any:
+        """What this member remembers between calls (None: nothing)."""
+        return None
+
+    def load_state_dict(self, state: Any) -> None:
+        pass
 
 
 class RandomOpponent(Opponent):
     name = "random"
     needs_obs = False
 
-    def act(self, obs, masks, states, seats, rng):
+    def act(self, obs, masks, slots, seats, rng):
         # The largest of uniform draws over the legal entries is a uniform legal action.
         draws = rng.random(masks.shape)
         draws[masks == 0] = -1.0
@@ -70,20 +81,47 @@ class SnapshotOpponent(Opponent):
     def __init__(self, name: str, actor: ActorMLP, step: int, deterministic: bool) -> None:
         self.name, self.actor, self.step, self.deterministic = name, actor, step, deterministic
 
-    def act(self, obs, masks, states, seats, rng):
+    def act(self, obs, masks, slots, seats, rng):
         return self.actor.act(obs, masks, rng, self.deterministic)
 
 
 class PolicyOpponent(Opponent):
-    """An ``agents`` policy (one game at a time): the heuristic bot."""
+    """An ``agents`` policy (the heuristic bot): one instance per env slot and seat, as the
+    arena gives each seat its own, each reset at the start of its game."""
 
-    def __init__(self, name: str, policy: Any, core: Any) -> None:
-        self.name, self.policy, self.core = name, policy, core
+    def __init__(self, name: str, make_policy: Callable[[int], Any]) -> None:
+        self.name, self.make_policy = name, make_policy
+        self.players: dict[tuple[int, int], Any] = {}
+        self.seeds: dict[int, int] = {}
 
-    def act(self, obs, masks, states, seats, rng):
+    def start(self, slot: int, seed: int) -> None:
+        self.seeds[slot] = seed
+        for (s, seat), player in self.players.items():
+            if s == slot:
+                player.reset(seed + seat)
+
+    def _player(self, slot: int, seat: int) -> Any:
+        player = self.players.get((slot, seat))
+        if player is None:
+            player = self.players[slot, seat] = self.make_policy(0)
+            player.reset(self.seeds.get(slot, 0) + seat)
+        return player
+
+    def act(self, obs, masks, slots, seats, rng):
         return np.array(
-            [self.policy.act_state(state, seat) for state, seat in zip(states, seats, strict=True)]
+            [
+                self._player(slot, seat).act(obs[k], masks[k])
+                for k, (slot, seat) in enumerate(zip(slots, seats, strict=True))
+            ],
+            dtype=np.int64,
         )
+
+    def state_dict(self) -> Any:
+        return copy.deepcopy({"players": self.players, "seeds": self.seeds})
+
+    def load_state_dict(self, state: Any) -> None:
+        state = copy.deepcopy(state)
+        self.players, self.seeds = state["players"], state["seeds"]
 
 
 class OpponentPool:
@@ -168,6 +206,7 @@ class OpponentPool:
         return {
             "rng": copy.deepcopy(self.rng.bit_generator.state),
             "snapshots": [(s.step, s.actor.weights()) for s in self.snapshots],
+            "heuristic": self.heuristic.state_dict() if self.heuristic is not None else None,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -175,3 +214,5 @@ class OpponentPool:
         self.snapshots = []
         for step, weights in state["snapshots"]:
             self.add_snapshot(ActorMLP(weights), step)
+        if self.heuristic is not None:
+            self.heuristic.load_state_dict(state["heuristic"])

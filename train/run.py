@@ -49,8 +49,8 @@ import feral_envs
 from feral_envs.core import GameCore
 from train.config import TrainConfig
 from train.evaluate import MatchResult, play_match
-from train.policy import ActorMLP, add_meta, policy_meta, write_policy_file
-from train.pool import Opponent, OpponentPool, RandomOpponent
+from train.policy import ActorMLP, add_meta, policy_kwargs, policy_meta, write_policy_file
+from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
 STATE_FORMAT = 1
@@ -114,19 +114,18 @@ def game_core(game: str) -> GameCore:
     return importlib.import_module(f"feral_envs.{game}").CORE
 
 
-def heuristic_opponent(game: str, core: GameCore, seed: int) -> Opponent | None:
-    """The ``agents`` heuristic bot as a pool member, or None where there is none."""
+def heuristic_opponent(game: str, keywords: dict[str, Any]) -> Opponent | None:
+    """The ``agents`` heuristic bot of ``game`` as a pool member, or None where there is none
+    (no ``agents`` package, or no heuristic for this game yet)."""
     try:
-        from agents import load_policy
+        from agents.registry import load_policy
     except ImportError:
         return None
     try:
-        policy = load_policy("heuristic", game, seed)
-    except (ValueError, KeyError):
+        load_policy("heuristic", game, 0, keywords)
+    except ValueError:
         return None
-    from train.pool import PolicyOpponent
-
-    return PolicyOpponent("heuristic", policy, core)
+    return PolicyOpponent("heuristic", lambda seed: load_policy("heuristic", game, seed, keywords))
 
 
 def package_versions() -> dict[str, str]:
@@ -181,7 +180,7 @@ class Trainer:
         self.core = core if core is not None else game_core(config.game)
         torch.set_num_threads(config.torch_threads)
         heuristic = (
-            heuristic_opponent(config.game, self.core, config.seed)
+            heuristic_opponent(config.game, config.keywords)
             if config.game in feral_envs.GAMES
             else None
         )
@@ -243,7 +242,7 @@ class Trainer:
             ent_coef=c.ent_coef,
             vf_coef=c.vf_coef,
             max_grad_norm=c.max_grad_norm,
-            policy_kwargs={"net_arch": list(c.net_arch)},
+            policy_kwargs=policy_kwargs(c.trunk, c.heads),
             seed=c.seed,
             device="cpu",
             verbose=0,
@@ -307,7 +306,8 @@ class Trainer:
         }
 
     def meta(self, step: int) -> dict[str, Any]:
-        return policy_meta(self.core, self.config.net_arch, step, self.config.keywords)
+        actor = ActorMLP.from_policy(self.model.policy)
+        return policy_meta(self.core, actor, step, self.config.keywords)
 
     def write_checkpoint(self, capture: dict[str, Any]) -> None:
         """Write ``capture`` as the checkpoint; the model must hold its network now."""
@@ -331,7 +331,8 @@ class Trainer:
         step = self.model.num_timesteps
         actor = ActorMLP.from_policy(self.model.policy)
         snapshot = self.pool.add_snapshot(actor, step)
-        write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, self.meta(step))
+        meta = policy_meta(self.core, actor, step, self.config.keywords)
+        write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, meta)
 
     def quick_eval(self) -> None:
         """Match against random (``eval_games``), logged under ``eval/``."""

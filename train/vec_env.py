@@ -218,6 +218,7 @@ class SelfPlayVecEnv(VecEnv):
         self.states[i] = self.core.new_game(self.game_config, rng, {})
         self.learner_team[i] = self.rng.integers(2)
         self.opponents[i] = self.pool.sample()
+        self.opponents[i].start(i, int(self.rng.integers(2**31)))
         self._ep_return[i] = 0.0
         self._ep_len[i] = 0
         self._ep_start[i] = time.perf_counter()
@@ -270,7 +271,7 @@ class SelfPlayVecEnv(VecEnv):
                     if opponent.needs_obs
                     else None
                 )
-                actions = opponent.act(obs, masks, states, seats, self.rng)
+                actions = opponent.act(obs, masks, group, seats, self.rng)
                 for i, a in zip(group, actions, strict=True):
                     self._apply(i, int(a))
             waiting = [i for i in waiting if self._waiting_on_opponent(i)]

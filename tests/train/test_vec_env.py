@@ -186,13 +186,12 @@ class Spy(Opponent):
     def __init__(self, name, env_ref):
         self.name, self.env_ref, self.calls = name, env_ref, []
 
-    def act(self, obs, masks, states, seats, rng):
-        slots = [
-            next(i for i, s in enumerate(self.env_ref[0].states) if s is state) for state in states
-        ]
-        self.calls.append(slots)
+    def act(self, obs, masks, slots, seats, rng):
+        env = self.env_ref[0]
+        self.calls.append(list(slots))
         assert len(set(slots)) == len(slots)
-        return RandomOpponent().act(obs, masks, states, seats, rng)
+        assert [env.core.seat_to_act(env.states[i]) for i in slots] == list(seats)
+        return RandomOpponent().act(obs, masks, slots, seats, rng)
 
 
 def test_opponents_act_once_per_round_on_all_their_games():

@@ -38,7 +38,7 @@ TEAMS = ("north_south", "east_west")
 CITIES = "TMHW"
 CITY_NAMES = ("Toronto", "Montreal", "Halifax", "Winnipeg")
 RANK_NAMES = (
-    "0",
+    "special",
     "Policeman",
     "Sergeant",
     "Captain",
@@ -138,12 +138,18 @@ _REL = "me, left, partner, right"
 _FIELDS = (
     # --- this hand (zeroed when a new hand is dealt) ---
     EgoField("hand", "own", DECK.n, f"1 for each card I hold ({CARD_ORDER})"),
-    EgoField("played", "seat", DECK.n, f"4 × 32: cards each seat has played this hand ({_REL})"),
+    EgoField(
+        "played",
+        "seat",
+        DECK.n,
+        f"4 × 32: cards each seat has played this hand ({_REL}; index 32·seat + card)",
+    ),
     EgoField(
         "trick",
         "plain",
         N_SEATS * DECK.n,
-        "4 × 32: the current trick, one-hot card at position 0 (the lead) … 3",
+        "4 × 32: the current trick: the card at position 0 (the lead) … 3 "
+        "(index 32·position + card)",
     ),
     EgoField(
         "leader",
@@ -162,7 +168,7 @@ _FIELDS = (
         "card_trick",
         "plain",
         DECK.n * N_TRICKS,
-        "32 × 8: card c was played to trick k (index 8c + k), for the whole hand",
+        "32 × 8: the card was played to trick k this hand (index 8·card + k)",
     ),
     EgoField(
         "trick_leaders",
@@ -291,13 +297,21 @@ def _card_table() -> str:
     return "\n".join(rows)
 
 
-def _action_table() -> str:
-    return ACTIONS.markdown("range")
+def _spec_table() -> str:
+    rows = [
+        ("Import", "`from feral_envs import lost_heir_v0` (or `feral_envs.make(\"lost_heir\")`)"),
+        ("Actions", f"`Discrete({N_ACTIONS})`"),
+        ("Observation", f"`Box(-inf, inf, ({OBS.size},), float32)` + int8 `action_mask`"),
+        ("Parallel API", "no (AEC only)"),
+        ("Agents", f"`{list(AGENTS)}` (seats 0–3)"),
+        ("Teams", f"`{TEAMS[0]}` (north, south), `{TEAMS[1]}` (east, west)"),
+    ]
+    return "\n".join(["| | |", "| --- | --- |"] + [f"| {k} | {v} |" for k, v in rows])
 
 
 DOC_TABLES = {
-    "actions": _action_table,
+    "spec": _spec_table,
+    "actions": lambda: ACTIONS.markdown("range"),
     "cards": _card_table,
     "observation": lambda: OBS.markdown("field"),
-    "size": lambda: f"`Box(-inf, inf, ({OBS.size},), float32)`; `Discrete({N_ACTIONS})`",
 }

@@ -155,7 +155,7 @@ _FIELDS = (
         "leader",
         "seat",
         1,
-        f"one-hot: the seat that leads the current trick ({_REL}); 0 in bidding",
+        f"one-hot: the seat that leads the current trick ({_REL}); 0 in bidding and at the end",
     ),
     EgoField("led_city", "plain", len(CITIES), "one-hot led city T M H W; 0 before the lead"),
     EgoField(
@@ -299,7 +299,7 @@ def _card_table() -> str:
 
 def _spec_table() -> str:
     rows = [
-        ("Import", "`from feral_envs import lost_heir_v0` (or `feral_envs.make(\"lost_heir\")`)"),
+        ("Import", '`from feral_envs import lost_heir_v0` (or `feral_envs.make("lost_heir")`)'),
         ("Actions", f"`Discrete({N_ACTIONS})`"),
         ("Observation", f"`Box(-inf, inf, ({OBS.size},), float32)` + int8 `action_mask`"),
         ("Parallel API", "no (AEC only)"),

@@ -43,6 +43,10 @@ def _bidding(state: State) -> str:
     text = ", ".join(calls) or "no calls yet"
     if state.duel_refusals:
         text += f"; duel: {state.duel_refusals} refusal(s), {state.duel_raises} raise(s)"
+        if state.declarer == state.dealer:
+            text += f", {AGENTS[state.high_bidder]} conceded"
+        elif state.declarer != NOBODY:
+            text += f", {AGENTS[state.dealer]} accepted"
     if state.high_bid:
         text += f"; high bid {state.high_bid} by {AGENTS[state.high_bidder]}"
     return text

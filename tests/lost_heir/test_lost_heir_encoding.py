@@ -27,8 +27,21 @@ def test_action_ids_and_names():
     names = encoding.ACTION_NAMES
     assert len(names) == CORE.n_actions == 47
     assert names[:15] == (
-        "pass", "bid 4", "bid 5", "bid 6", "bid 7", "bid 8", "bid 9", "bid 10", "bid 11",
-        "bid 12", "accept", "refuse", "raise", "concede", "take a lead",
+        "pass",
+        "bid 4",
+        "bid 5",
+        "bid 6",
+        "bid 7",
+        "bid 8",
+        "bid 9",
+        "bid 10",
+        "bid 11",
+        "bid 12",
+        "accept",
+        "refuse",
+        "raise",
+        "concede",
+        "take a lead",
     )
     assert names[15] == "T0" and names[15 + 7] == "T7" and names[15 + 24] == "W0"
     assert names[46] == "W7"
@@ -102,8 +115,8 @@ def reference_observation(state: rules.State, seat: int) -> np.ndarray:
     for s in range(4):
         if calls[s] != rules.NO_CALL:
             o[OBS.calls.start + 12 * rel(s) + calls[s]] = 1
-    o[OBS.duel_refusals.start:OBS.duel_refusals.start + state.duel_refusals] = 1
-    o[OBS.duel_raises.start:OBS.duel_raises.start + state.duel_raises] = 1
+    o[OBS.duel_refusals.start : OBS.duel_refusals.start + state.duel_refusals] = 1
+    o[OBS.duel_raises.start : OBS.duel_raises.start + state.duel_raises] = 1
     if state.high_bid:
         o[OBS.high_bid.start + state.high_bid - 4] = 1
         o[OBS.high_bidder.start + rel(state.high_bidder)] = 1
@@ -136,7 +149,8 @@ def test_observation_equals_the_reference_at_every_step():
     steps = 0
     for game in range(60):
         config = rules.make_config(
-            target_score=int(rng.integers(1, 41)), max_hands=int(rng.integers(1, 8)),
+            target_score=int(rng.integers(1, 41)),
+            max_hands=int(rng.integers(1, 8)),
             take_a_lead=rules.TAKE_A_LEAD_CHOICES[game % 2],
         )
         options = {"scores": {"north_south": -5, "east_west": 0}} if game % 3 == 0 else {}
@@ -166,8 +180,10 @@ def test_observation_fields_in_a_scenario():
         "south": ["T0", "M3", "M2", "M1", "H5", "H4", "W5", "W4"],
         "west": ["M0", "H3", "H2", "H1", "H0", "W3", "W2", "W1"],
     }
-    env.reset(seed=3, options={"dealer": "west", "hands": hands,
-                               "scores": {"north_south": 8, "east_west": -4}})
+    env.reset(
+        seed=3,
+        options={"dealer": "west", "hands": hands, "scores": {"north_south": 8, "east_west": -4}},
+    )
     for name in ("bid 5", "pass", "pass", "refuse", "raise", "accept", "W7", "W6"):
         env.step(env.string_to_action(name))
     # south to act; look from east (north's left: north is east's "right")

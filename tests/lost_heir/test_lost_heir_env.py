@@ -263,6 +263,17 @@ def test_render_ansi_shows_only_the_acting_seats_hand():
     assert "T6 T5 T4" in referee and "M0" in referee
 
 
+def test_render_shows_the_duel():
+    env = raw_env(render_mode="ansi")
+    env.reset(seed=1, options={"dealer": "west", "hands": DEAL})
+    for name in ("bid 5", "pass", "pass", "refuse", "raise", "refuse", "concede"):
+        env.step(env.string_to_action(name))
+    text = env.render()
+    assert "north bid 5, east pass, south pass, west refuse" in text
+    assert "duel: 2 refusal(s), 1 raise(s), north conceded" in text
+    assert "contract: 6 by west (east_west)" in text
+
+
 def test_render_human_prints(capsys):
     env = make_env(render_mode="human")
     env.reset(seed=1)

@@ -13,8 +13,8 @@ the project resolves the original text, and the generated action and observation
 | Agents | ``["gold", "silver"]`` (gold sets up first and moves first) |
 | Parallel API | no |
 | Action space | ``Discrete(3640)`` |
-| Observation space | ``Dict(observation=Box(-inf, inf, (10, 10, 71), float32), action_mask=Box(0, 1, (3640,), int8))`` |
-| Observation values | 0 or 1, except counts: shuttle counts 1–3, removed pieces 0–8, move count 0–1 |
+| Observation | ``Box(-inf, inf, (10, 10, 71), float32)``, ``action_mask`` int8 of 3640 |
+| Observation values | 0/1 flags; counts: shuttles 1–3, removed pieces 0–8; moves 0–1 |
 | Reward | +1 win, −1 loss, 0 draw, at the end |
 
 Arguments

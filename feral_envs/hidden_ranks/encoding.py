@@ -51,40 +51,61 @@ from .rules import (
 RANK_LIST = ", ".join(RANK_NAMES[1:])
 
 ACTIONS = Layout(
-    ("place", N_PLACE,
-     "setup phase: put the next piece of the setup order on ego square `action` "
-     "(0–39: your home rows, ego row `action // 10`, ego column `action % 10`)"),
-    ("move", N_ACTIONS - N_PLACE,
-     "play: `40 + 36 * from + 9 * direction + (distance - 1)`: move the piece on ego square "
-     "`from` (0–99) `distance` squares (1–9) in `direction` (0 forward, 1 right, 2 back, "
-     "3 left, as the mover sees the board)"),
+    (
+        "place",
+        N_PLACE,
+        "setup phase: put the next piece of the setup order on ego square `action` "
+        "(0–39: your home rows, ego row `action // 10`, ego column `action % 10`)",
+    ),
+    (
+        "move",
+        N_ACTIONS - N_PLACE,
+        "play: `40 + 36 * from + 9 * direction + (distance - 1)`: move the piece on ego square "
+        "`from` (0–99) `distance` squares (1–9) in `direction` (0 forward, 1 right, 2 back, "
+        "3 left, as the mover sees the board)",
+    ),
 )
 """The action space: ``Discrete(3640)``, in the ego frame of the seat to act."""
 
 OBS = Layout(
     ("my_rank", N_RANKS, f"1 where my piece of that rank stands, one plane per rank ({RANK_LIST})"),
-    ("enemy_rank", N_RANKS,
-     "1 where an enemy piece of that rank stands and its rank is public (shown in a strike, "
-     f"or a Scout that moved more than one square), one plane per rank ({RANK_LIST})"),
+    (
+        "enemy_rank",
+        N_RANKS,
+        "1 where an enemy piece of that rank stands and its rank is public (shown in a strike, "
+        f"or a Scout that moved more than one square), one plane per rank ({RANK_LIST})",
+    ),
     ("enemy_unknown", 1, "1 where an enemy piece of unknown rank stands"),
     ("enemy_moved", 1, "1 where an enemy piece that has moved stands"),
     ("my_moved", 1, "1 where my piece that has moved stands"),
     ("my_public", 1, "1 where my piece whose rank the enemy knows stands"),
     ("lake", 1, "1 on the eight lake squares"),
     ("my_last_from", 1, "1 on the square my last move started from"),
-    ("my_last_to", 1,
-     "on the square my last move went to: how many of my last moves in a row went back and "
-     "forth between these two squares (1–3; at 3 the move back is illegal)"),
+    (
+        "my_last_to",
+        1,
+        "on the square my last move went to: how many of my last moves in a row went back and "
+        "forth between these two squares (1–3; at 3 the move back is illegal)",
+    ),
     ("enemy_last_from", 1, "1 on the square the enemy's last move started from"),
     ("enemy_last_to", 1, "on the square the enemy's last move went to: its count, as above"),
-    ("my_removed", N_RANKS,
-     f"constant planes: how many of my pieces of that rank strikes removed ({RANK_LIST})"),
-    ("enemy_removed", N_RANKS,
-     f"constant planes: how many enemy pieces of that rank strikes removed ({RANK_LIST})"),
+    (
+        "my_removed",
+        N_RANKS,
+        f"constant planes: how many of my pieces of that rank strikes removed ({RANK_LIST})",
+    ),
+    (
+        "enemy_removed",
+        N_RANKS,
+        f"constant planes: how many enemy pieces of that rank strikes removed ({RANK_LIST})",
+    ),
     ("setup_phase", 1, "constant plane: 1 while the setup phase lasts (for both players)"),
-    ("my_next_piece", N_RANKS,
-     f"constant planes: one-hot rank of my next piece to place ({RANK_LIST}); all 0 when "
-     "I have nothing to place now"),
+    (
+        "my_next_piece",
+        N_RANKS,
+        f"constant planes: one-hot rank of my next piece to place ({RANK_LIST}); all 0 when "
+        "I have nothing to place now",
+    ),
     ("move_count", 1, "constant plane: moves played / `max_moves` (the turn limit)"),
 )
 """Observation planes, in order (``obs[..., OBS.lake.start]`` is the lake plane)."""
@@ -119,9 +140,9 @@ def _square_planes(seat: int, hide_enemy: bool) -> np.ndarray:
     return table
 
 
-SQUARE_PLANES = np.stack([
-    np.stack([_square_planes(seat, hide) for seat in (0, 1)]) for hide in (False, True)
-])
+SQUARE_PLANES = np.stack(
+    [np.stack([_square_planes(seat, hide) for seat in (0, 1)]) for hide in (False, True)]
+)
 """``SQUARE_PLANES[hide_enemy, seat, code]``: the per-square planes of a square holding
 ``code``, seen by ``seat``; enemy pieces are left out during the setup phase (neither player
 sees the other's setup)."""

@@ -21,8 +21,7 @@ from .rules import (
 )
 
 LEGEND = (
-    "g/s: gold/silver piece; ?: rank unknown to you; *: rank known to both; +: has moved; "
-    "~~: lake"
+    "g/s: gold/silver piece; ?: rank unknown to you; *: rank known to both; +: has moved; ~~: lake"
 )
 
 
@@ -74,4 +73,3 @@ def render_ansi(state: State, seat: int | None) -> str:
         )
     lines.append(LEGEND)
     return "\n".join(lines)
-

@@ -87,8 +87,20 @@ def piece_code(seat: int, rank: int) -> int:
 
 
 ARMIES = {
-    "full": {MARSHAL: 1, 9: 1, 8: 2, 7: 3, 6: 4, 5: 4, 4: 4, MINER: 5, SCOUT: 8, SPY: 1,
-             BOMB: 6, FLAG: 1},
+    "full": {
+        MARSHAL: 1,
+        9: 1,
+        8: 2,
+        7: 3,
+        6: 4,
+        5: 4,
+        4: 4,
+        MINER: 5,
+        SCOUT: 8,
+        SPY: 1,
+        BOMB: 6,
+        FLAG: 1,
+    },
     "quick": {MARSHAL: 1, 9: 1, MINER: 1, SCOUT: 2, SPY: 1, BOMB: 1, FLAG: 1},
 }
 """Each side's army by mode: rank code -> count (40 pieces, or the 8 of the Barrage army)."""
@@ -170,9 +182,12 @@ MOVE_FROM = [e for e in range(N_SQUARES) for _ in range(N_DIRECTIONS * MAX_DISTA
 MOVE_TO = [int(t) for t in RAY.reshape(-1)]
 """Ego to-square of move ``action - N_PLACE`` (``OFF_BOARD`` if it leaves the board)."""
 MOVE_REVERSE = [
-    move_action(int(RAY[e, d, k]), (d + 2) % N_DIRECTIONS, k + 1) if RAY[e, d, k] != OFF_BOARD
+    move_action(int(RAY[e, d, k]), (d + 2) % N_DIRECTIONS, k + 1)
+    if RAY[e, d, k] != OFF_BOARD
     else -1
-    for e in range(N_SQUARES) for d in range(N_DIRECTIONS) for k in range(MAX_DISTANCE)
+    for e in range(N_SQUARES)
+    for d in range(N_DIRECTIONS)
+    for k in range(MAX_DISTANCE)
 ]
 """The action that moves back: ``to -> from`` (for the no-shuttling rule)."""
 
@@ -295,11 +310,18 @@ def _blank_state(config: Config) -> State:
     category = np.empty(N_SQUARES + 1, dtype=np.uint8)
     category[OFF_BOARD] = CAT_BLOCKED
     return State(
-        config=config, board=board, phase=Phase.SETUP, to_move=GOLD,
-        setup_next=np.zeros(2, dtype=np.int64), removed=np.zeros((2, N_RANKS), dtype=np.int64),
-        last_from=np.full(2, -1, dtype=np.int64), last_to=np.full(2, -1, dtype=np.int64),
-        shuttle=np.zeros(2, dtype=np.int64), reverse=np.full(2, -1, dtype=np.int64),
-        last_strike=np.full(5, -1, dtype=np.int64), mask=np.zeros(N_ACTIONS, dtype=np.int8),
+        config=config,
+        board=board,
+        phase=Phase.SETUP,
+        to_move=GOLD,
+        setup_next=np.zeros(2, dtype=np.int64),
+        removed=np.zeros((2, N_RANKS), dtype=np.int64),
+        last_from=np.full(2, -1, dtype=np.int64),
+        last_to=np.full(2, -1, dtype=np.int64),
+        shuttle=np.zeros(2, dtype=np.int64),
+        reverse=np.full(2, -1, dtype=np.int64),
+        last_strike=np.full(5, -1, dtype=np.int64),
+        mask=np.zeros(N_ACTIONS, dtype=np.int8),
         category=category,
     )
 
@@ -471,10 +493,7 @@ def _army_problem(side: str, ranks: list[int], army: dict[int, int], exact: bool
     for rank in sorted(set(army) | set(counts), reverse=True):
         have, allowed = counts.get(rank, 0), army.get(rank, 0)
         if have > allowed or (exact and have < allowed):
-            return (
-                f"{side} has {have} piece(s) of rank {RANK_NAMES[rank]}, "
-                f"the army has {allowed}"
-            )
+            return f"{side} has {have} piece(s) of rank {RANK_NAMES[rank]}, the army has {allowed}"
     return None
 
 
@@ -581,7 +600,8 @@ def _position_game(config: Config, options: dict) -> State:
     taken = set(sides[GOLD]) & set(sides[SILVER])
     if taken:
         raise ValueError(
-            "position: square(s) " + ", ".join(SQUARE_NAMES[s] for s in sorted(taken))
+            "position: square(s) "
+            + ", ".join(SQUARE_NAMES[s] for s in sorted(taken))
             + " hold pieces of both sides"
         )
     for seat, pieces in sides.items():

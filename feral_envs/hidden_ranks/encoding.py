@@ -148,29 +148,36 @@ SQUARE_PLANES = np.stack(
 sees the other's setup)."""
 
 
+_TABLES = tuple(tuple(SQUARE_PLANES[hide, seat] for seat in (0, 1)) for hide in (0, 1))
+_CONST = N_SQUARE_PLANES  # constant planes are built apart, indexed from here
+_MY_REMOVED = slice(OBS.my_removed.start - _CONST, OBS.my_removed.stop - _CONST)
+_ENEMY_REMOVED = slice(OBS.enemy_removed.start - _CONST, OBS.enemy_removed.stop - _CONST)
+
+
 def observe(state: State, seat: int) -> np.ndarray:
     """The observation of ``seat``: ``(10, 10, 71)`` float32, ego-centric (see :data:`OBS`)."""
     obs = np.empty((N_SQUARES, N_PLANES), dtype=OBS_DTYPE)
     board = state.board if seat == 0 else state.board[::-1]
     in_setup = state.phase == Phase.SETUP
-    obs[:, :N_SQUARE_PLANES] = SQUARE_PLANES[int(in_setup), seat][board]
+    obs[:, :N_SQUARE_PLANES] = _TABLES[in_setup][seat][board]
+    last_from, last_to, shuttle = (
+        x.tolist() for x in (state.last_from, state.last_to, state.shuttle)
+    )
     for who, start in ((seat, OBS.my_last_from.start), (1 - seat, OBS.enemy_last_from.start)):
-        origin = state.last_from[who]
-        if origin >= 0:
-            obs[ego_square(seat, origin), start] = 1
-            obs[ego_square(seat, state.last_to[who]), start + 1] = state.shuttle[who]
-    const = np.zeros(N_PLANES - N_SQUARE_PLANES, dtype=OBS_DTYPE)
-    base = N_SQUARE_PLANES
-    const[OBS.my_removed.start - base : OBS.my_removed.stop - base] = state.removed[seat]
-    const[OBS.enemy_removed.start - base : OBS.enemy_removed.stop - base] = state.removed[1 - seat]
+        if last_from[who] >= 0:
+            obs[ego_square(seat, last_from[who]), start] = 1
+            obs[ego_square(seat, last_to[who]), start + 1] = shuttle[who]
+    const = np.zeros(N_PLANES - _CONST, dtype=OBS_DTYPE)
+    const[_MY_REMOVED] = state.removed[seat]
+    const[_ENEMY_REMOVED] = state.removed[1 - seat]
     if in_setup:
-        const[OBS.setup_phase.start - base] = 1
+        const[OBS.setup_phase.start - _CONST] = 1
         order = SETUP_ORDER[state.config.mode]
-        if state.to_move == seat and state.setup_next[seat] < len(order):
-            rank = order[state.setup_next[seat]]
-            const[OBS.my_next_piece.start - base + rank - 1] = 1
-    const[OBS.move_count.start - base] = state.moves / state.config.max_moves
-    obs[:, N_SQUARE_PLANES:] = const
+        placed = int(state.setup_next[seat])
+        if state.to_move == seat and placed < len(order):
+            const[OBS.my_next_piece.start - _CONST + order[placed] - 1] = 1
+    const[OBS.move_count.start - _CONST] = state.moves / state.config.max_moves
+    obs[:, _CONST:] = const
     return obs.reshape(OBS_SHAPE)
 
 

@@ -356,8 +356,8 @@ def _play_mask(state: State, seat: int) -> np.ndarray:
     return mask
 
 
-MASKS = {Phase.SETUP: _setup_mask, Phase.PLAY: _play_mask}
-"""The legal-mask function of each phase."""
+MASKS = (_setup_mask, _play_mask)
+"""The legal-mask function of each phase (indexed by :class:`Phase`)."""
 
 
 def legal_mask(state: State) -> np.ndarray:
@@ -467,8 +467,8 @@ def _finish(state: State, winner: int, end: int) -> None:
     state.mask[:] = 0
 
 
-APPLY = {Phase.SETUP: _apply_setup, Phase.PLAY: _apply_play}
-"""The apply function of each phase."""
+APPLY = (_apply_setup, _apply_play)
+"""The apply function of each phase (indexed by :class:`Phase`)."""
 
 
 def apply(state: State, action: int, rng: np.random.Generator | None = None) -> None:

@@ -31,7 +31,6 @@ from .rules import (
     N_HOME,
     N_PLACE,
     N_RANKS,
-    N_SQUARES,
     OFF_BOARD,
     OWNER_BIT,
     PUBLIC_BIT,
@@ -119,7 +118,7 @@ N_SQUARE_PLANES = OBS.enemy_last_to.stop
 
 def _square_planes(seat: int, hide_enemy: bool) -> np.ndarray:
     """``table[code]``: the per-square planes of a square holding ``code``, seen by ``seat``."""
-    table = np.zeros((N_CODES, N_SQUARE_PLANES), dtype=OBS_DTYPE)
+    table = np.zeros((N_CODES, N_PLANES), dtype=OBS_DTYPE)  # the other planes stay 0
     table[LAKE, OBS.lake.start] = 1
     for code in range(1, LAKE):
         rank = code & RANK_BITS
@@ -143,9 +142,9 @@ def _square_planes(seat: int, hide_enemy: bool) -> np.ndarray:
 SQUARE_PLANES = np.stack(
     [np.stack([_square_planes(seat, hide) for seat in (0, 1)]) for hide in (False, True)]
 )
-"""``SQUARE_PLANES[hide_enemy, seat, code]``: the per-square planes of a square holding
-``code``, seen by ``seat``; enemy pieces are left out during the setup phase (neither player
-sees the other's setup)."""
+"""``SQUARE_PLANES[hide_enemy, seat, code]``: the observation row (all planes) of a square
+holding ``code``, seen by ``seat``, before the last-move and constant planes are filled in;
+enemy pieces are left out during the setup phase (neither player sees the other's setup)."""
 
 
 _TABLES = tuple(tuple(SQUARE_PLANES[hide, seat] for seat in (0, 1)) for hide in (0, 1))
@@ -156,10 +155,9 @@ _ENEMY_REMOVED = slice(OBS.enemy_removed.start - _CONST, OBS.enemy_removed.stop 
 
 def observe(state: State, seat: int) -> np.ndarray:
     """The observation of ``seat``: ``(10, 10, 71)`` float32, ego-centric (see :data:`OBS`)."""
-    obs = np.empty((N_SQUARES, N_PLANES), dtype=OBS_DTYPE)
     board = state.board if seat == 0 else state.board[::-1]
     in_setup = state.phase == Phase.SETUP
-    obs[:, :N_SQUARE_PLANES] = _TABLES[in_setup][seat][board]
+    obs = _TABLES[in_setup][seat][board]  # a new (100, 71) array
     last_from, last_to, shuttle = (
         x.tolist() for x in (state.last_from, state.last_to, state.shuttle)
     )

@@ -191,28 +191,48 @@ MOVE_REVERSE = [
 ]
 """The action that moves back: ``to -> from`` (for the no-shuttling rule)."""
 
-# Square categories as the seat to move sees them, for the vectorised move generator.
-CAT_EMPTY, CAT_ENEMY, CAT_MOVER, CAT_SCOUT, CAT_FIXED, CAT_BLOCKED = range(6)
-CATEGORY = np.full((2, N_CODES), CAT_BLOCKED, dtype=np.uint8)
-"""``CATEGORY[seat, code]``: what a square holding ``code`` is to ``seat``."""
-for _seat in (GOLD, SILVER):
-    CATEGORY[_seat, EMPTY] = CAT_EMPTY
-    for _code in range(1, LAKE):
-        _rank = _code & RANK_BITS
-        if not 1 <= _rank <= N_RANKS:
-            continue
-        if bool(_code & OWNER_BIT) != (_seat == SILVER):
-            CATEGORY[_seat, _code] = CAT_ENEMY
-        elif _rank == SCOUT:
-            CATEGORY[_seat, _code] = CAT_SCOUT
-        elif _rank >= BOMB:
-            CATEGORY[_seat, _code] = CAT_FIXED
-        else:
-            CATEGORY[_seat, _code] = CAT_MOVER
-CAT_OPEN = np.array([True, True, False, False, False, False])
-"""A piece may step onto the square (empty or enemy)."""
-CAT_MOVES = np.array([False, False, True, True, False, False])
-"""The square holds a piece of the seat to move that can move."""
+# Tables of the vectorised move generator, in absolute squares for each seat: a step off the
+# board leads to a lake square instead, which is never empty and never entered, so the board
+# needs no sentinel.
+BLOCKED_SQUARE = LAKE_SQUARES[0]
+
+
+def _absolute(seat: int, ego: np.ndarray) -> np.ndarray:
+    squares = ego if seat == GOLD else N_SQUARES - 1 - ego
+    return np.where(ego == OFF_BOARD, BLOCKED_SQUARE, squares)
+
+
+NEIGHBOR_OF = tuple(_absolute(seat, NEIGHBOR) for seat in (GOLD, SILVER))
+"""``NEIGHBOR_OF[seat][e, d]``: absolute square next to ``seat``'s ego square ``e``."""
+RAY_OF = tuple(_absolute(seat, RAY) for seat in (GOLD, SILVER))
+"""``RAY_OF[seat][e, d, k]``: absolute square of ``RAY[e, d, k]`` for ``seat``."""
+
+
+def _code_table(test) -> tuple[np.ndarray, np.ndarray]:
+    """``table[seat][code]``: ``test(seat, code)`` for every piece code, as a bool array."""
+    return tuple(np.array([test(seat, code) for code in range(N_CODES)]) for seat in (0, 1))
+
+
+def _is_piece(code: int) -> bool:
+    return code < LAKE and 1 <= code & RANK_BITS <= N_RANKS
+
+
+def _owner(code: int) -> int:
+    return SILVER if code & OWNER_BIT else GOLD
+
+
+CAN_ENTER = _code_table(
+    lambda seat, code: code == EMPTY or (_is_piece(code) and _owner(code) != seat)
+)
+"""``CAN_ENTER[seat][code]``: a piece of ``seat`` may move onto it (empty, or an enemy)."""
+CAN_MOVE = _code_table(
+    lambda seat, code: _is_piece(code) and _owner(code) == seat and code & RANK_BITS < BOMB
+)
+"""``CAN_MOVE[seat][code]``: a piece of ``seat`` that moves (not a Bomb or the Flag)."""
+IS_SCOUT = _code_table(
+    lambda seat, code: _is_piece(code) and _owner(code) == seat and code & RANK_BITS == SCOUT
+)
+"""``IS_SCOUT[seat][code]``: a Scout of ``seat``."""
 
 # --- state --------------------------------------------------------------------------------
 
@@ -299,16 +319,11 @@ class State:
     """Winning seat, or ``DRAW`` (also while the game runs)."""
     end: int = END_NONE
     """Why the game ended (``END_FLAG`` ...)."""
-    category: np.ndarray = None
-    """(101,) uint8 scratch for the move generator: the category of each ego square and of
-    the off-board sentinel (index 100)."""
 
 
 def _blank_state(config: Config) -> State:
     board = np.zeros(N_SQUARES, dtype=np.uint8)
     board[list(LAKE_SQUARES)] = LAKE
-    category = np.empty(N_SQUARES + 1, dtype=np.uint8)
-    category[OFF_BOARD] = CAT_BLOCKED
     return State(
         config=config,
         board=board,
@@ -322,7 +337,6 @@ def _blank_state(config: Config) -> State:
         reverse=np.full(2, -1, dtype=np.int64),
         last_strike=np.full(5, -1, dtype=np.int64),
         mask=np.zeros(N_ACTIONS, dtype=np.int8),
-        category=category,
     )
 
 
@@ -338,18 +352,18 @@ def _setup_mask(state: State, seat: int) -> np.ndarray:
 
 def _play_mask(state: State, seat: int) -> np.ndarray:
     """Legal moves of ``seat`` now, as if it were its turn (ego frame)."""
-    category = state.category
-    board = state.board if seat == GOLD else state.board[::-1]
-    np.take(CATEGORY[seat], board, out=category[:N_SQUARES])
+    board = state.board
+    ego = board if seat == GOLD else board[::-1]
+    enter = CAN_ENTER[seat][board]
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     moves = mask[N_PLACE:].reshape(N_SQUARES, N_DIRECTIONS, MAX_DISTANCE)
-    moves[:, :, 0] = CAT_OPEN[category][NEIGHBOR] & CAT_MOVES[category[:N_SQUARES], None]
-    scouts = np.flatnonzero(category[:N_SQUARES] == CAT_SCOUT)
+    moves[:, :, 0] = enter[NEIGHBOR_OF[seat]] & CAN_MOVE[seat][ego][:, None]
+    scouts = np.flatnonzero(IS_SCOUT[seat][ego])
     if scouts.size:
         # A Scout may go as far as the squares before are empty, onto an empty or enemy one.
-        line = category[RAY[scouts]]
-        legal = CAT_OPEN[line]
-        legal[:, :, 1:] &= np.logical_and.accumulate(line[:, :, :-1] == CAT_EMPTY, axis=2)
+        rays = RAY_OF[seat][scouts]
+        legal = enter[rays]
+        legal[:, :, 1:] &= np.logical_and.accumulate(board[rays[:, :, :-1]] == EMPTY, axis=2)
         moves[scouts] = legal
     if state.shuttle[seat] >= 3:
         mask[state.reverse[seat]] = 0

@@ -168,7 +168,7 @@ def _line(ego_from: int, direction: int) -> list[int]:
 
 
 OFF_BOARD = N_SQUARES
-"""Index of the off-board sentinel in the lookup tables below."""
+"""Marks a step off the board in the ego tables ``RAY``, ``NEIGHBOR`` and ``MOVE_TO``."""
 RAY = np.full((N_SQUARES, N_DIRECTIONS, MAX_DISTANCE), OFF_BOARD, dtype=np.intp)
 """``RAY[e, d, k]``: ego square at distance ``k + 1`` from ``e`` in direction ``d``."""
 for _e in range(N_SQUARES):
@@ -284,6 +284,7 @@ class State:
     """A game of Hidden Ranks. Squares are absolute (gold's frame) unless named ego."""
 
     config: Config
+    """The game keywords."""
     board: np.ndarray
     """(100,) uint8: piece code of each square (EMPTY, LAKE, or rank | owner | moved | public)."""
     phase: int
@@ -296,25 +297,26 @@ class State:
     removed: np.ndarray
     """(2, 12) int64: per seat, pieces of each rank code ``1..12`` (column ``code - 1``)
     removed from the board by strikes in this game."""
-    moves: int = 0
-    """Single moves made in the play phase (the turn limit counts these)."""
-    last_from: np.ndarray = None
+    last_from: np.ndarray
     """(2,) int64: per seat, the square its last move started from (-1 before its first)."""
-    last_to: np.ndarray = None
+    last_to: np.ndarray
     """(2,) int64: per seat, the square its last move went to (-1 before its first)."""
-    shuttle: np.ndarray = None
+    shuttle: np.ndarray
     """(2,) int64: per seat, how many of its own last moves in a row went back and forth
     between ``last_from`` and ``last_to`` (1..3; 0 before its first move)."""
-    reverse: np.ndarray = None
+    reverse: np.ndarray
     """(2,) int64: per seat, the action (its ego frame) that undoes its last move: illegal
     while ``shuttle`` is 3."""
-    last_strike: np.ndarray = None
+    last_strike: np.ndarray
     """(5,) int64: the last strike: square, striking seat, striker rank, defender rank,
     result (``ATTACKER_WINS`` ...); all -1 before the first."""
-    mask: np.ndarray = None
+    mask: np.ndarray
     """(3640,) int8: legal actions of ``to_move`` (all zero once the game is over); kept up
     to date by every change, read by :func:`legal_mask`."""
+    moves: int = 0
+    """Single moves made in the play phase (the turn limit counts these)."""
     terminated: bool = False
+    """The game is over (by a rule: there is no truncation)."""
     winner: int = DRAW
     """Winning seat, or ``DRAW`` (also while the game runs)."""
     end: int = END_NONE

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hr_helpers import army_on_board, piece, plane
 
 from feral_envs.hidden_ranks import rules
 from feral_envs.hidden_ranks.encoding import OBS
+from feral_envs.hidden_ranks.render import render_ansi
 from feral_envs.hidden_ranks_v0 import raw_env
 
 FULL_ARMY = (
@@ -60,6 +63,12 @@ def test_setup_phase_order_masks_and_secrecy(mode):
                 for name in ("enemy_unknown", "enemy_moved"):
                     assert not plane(env, who, name).any()
                 assert not env.observe(who)["observation"][:, :, OBS.enemy_rank.slice].any()
+            # nor in the text view from either side
+            enemy_token = re.compile(r"\b" + other[0] + r"[0-9SBF?]")
+            assert not enemy_token.search(render_ansi(env.state, 0 if agent == "gold" else 1))
+            assert not re.search(
+                r"\b" + agent[0] + r"[0-9SBF?]", render_ansi(env.state, 1 if agent == "gold" else 0)
+            )
             action = int(np.flatnonzero(mask)[-1])
             square = env.action_to_string(action)
             env.step(action)

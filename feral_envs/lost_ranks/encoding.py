@@ -37,7 +37,7 @@ def _suit_cards(suit: int) -> str:
 
 ACTIONS = Layout(
     *(
-        (f"{name}", 13, f"`{_suit_cards(suit)}` (the Jack is in rank order but unranked)")
+        (name, 13, f"`{_suit_cards(suit)}`")
         for suit, name in enumerate(rules.SUIT_NAMES)
     ),
     ("spy", 1, "`SPY`"),
@@ -223,8 +223,11 @@ def _add_plays(row: np.ndarray, state: State, seat: int, army: int, first: int, 
 
 def _action_table() -> str:
     return ACTIONS.markdown("cards") + (
-        "\n\nIn the pass phase action `a` chooses card `a` to pass; in play it plays card `a`."
-        " Names are case-insensitive (`7s`, `th`, `spy`)."
+        "\n\nAction `a` is card `a`: in the pass phase it chooses that card to pass, in play"
+        " it plays it. Within a suit the ids run `2 3 4 5 6 7 8 9 T J Q K A`; the Jack sits"
+        " between the T and the Q but is unranked (it never wins a trick). The same ids index"
+        " every 53-wide card block of the observation. Names are case-insensitive (`7s`,"
+        " `th`, `spy`)."
     )
 
 

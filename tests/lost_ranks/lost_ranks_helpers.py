@@ -88,3 +88,55 @@ def pass_first_legal(env: raw_env) -> None:
     """Every seat passes its three legal cards of lowest id."""
     while env.state.phase == rules.Phase.PASS:
         env.step(int(np.flatnonzero(CORE.legal_mask(env.state))[0]))
+
+
+def reference_observation(state: rules.State, seat: int) -> np.ndarray:
+    """The observation built from scratch, field by field from ``encoding.OBS``: the oracle
+    that the incremental ``encoding.observe`` must always equal."""
+    from feral_envs.lost_ranks.encoding import OBS
+
+    army = seat % 2
+    rel = [(seat + i) % 4 for i in range(4)]  # me, left, partner, right
+    obs = np.zeros(OBS.size, np.float32)
+
+    def put(span, index, value=1.0):
+        obs[span.start + index] = value
+
+    obs[OBS.hand.slice] = state.hands[seat]
+    put(OBS.trump_card, state.trump_card)
+    put(OBS.trump_suit, state.trump_suit)
+    put(OBS.trump_army, 0 if state.trump_colour == army else 1)
+    put(OBS.round, state.round - 1)
+    put(OBS.tiebreaker, 0, float(state.tiebreaker))
+    put(OBS.pass_direction, 0 if state.pass_left else 1)
+    put(OBS.scores, 0, state.scores[army] / 18)
+    put(OBS.scores, 1, state.scores[1 - army] / 18)
+    put(OBS.round_points, 0, state.round_points[army] / 18)
+    put(OBS.round_points, 1, state.round_points[1 - army] / 18)
+    put(OBS.phase, int(state.phase))
+    if state.phase == rules.Phase.PASS and state.to_act == seat:
+        put(OBS.pass_step, state.pass_step)
+    record = state.pass_record[seat]
+    for span, row in zip(
+        (OBS.passed_to_partner, OBS.passed_to_enemy, OBS.received_from_partner,
+         OBS.received_from_enemy), record, strict=True,
+    ):
+        obs[span.slice] = row
+    for span, who in zip(
+        (OBS.played_me, OBS.played_left, OBS.played_partner, OBS.played_right), rel, strict=True
+    ):
+        obs[span.slice] = state.played[who]
+    for position, span in enumerate((OBS.trick_0, OBS.trick_1, OBS.trick_2)):
+        if position < state.n_in_trick:
+            put(span, state.trick[position])
+    if state.phase == rules.Phase.PLAY:
+        put(OBS.trick_leader, rel.index(state.leader))
+        if state.n_in_trick and state.led_suit >= 0:
+            put(OBS.led_suit, state.led_suit)
+    obs[OBS.captured_mine.slice] = state.captured[army]
+    obs[OBS.captured_theirs.slice] = state.captured[1 - army]
+    obs[OBS.void_pile.slice] = state.void_pile
+    for i, who in enumerate(rel):
+        for j, jack in enumerate(rules.JACKS):
+            put(OBS.jacks_played, 4 * i + j, float(state.played[who, jack]))
+    return obs

@@ -21,12 +21,14 @@ from feral_envs.layout import Layout, Span
 from feral_envs.lost_ranks import rules
 from feral_envs.lost_ranks.rules import (
     DECK,
+    GAME_OVER,
     JACKS,
     N_CARDS,
     N_SEATS,
+    PASS,
+    PLAY,
     TARGET,
     TEAM_OF_SEAT,
-    Phase,
     State,
 )
 
@@ -156,7 +158,7 @@ def observe(state: State, seat: int) -> np.ndarray:
     if not views.exchanged[seat]:
         row[_HAND : _HAND + N_CARDS] = state.hands[seat]
         row[_PASSED : _PASSED + _N_PASSED] = state.pass_record[seat].reshape(-1)
-        views.exchanged[seat] = state.phase != Phase.PASS
+        views.exchanged[seat] = state.phase != PASS
     n_plays = state.tricks_done * N_SEATS + state.n_in_trick
     if views.synced[seat] < n_plays:
         _add_plays(row, state, seat, army, views.synced[seat], n_plays)
@@ -164,7 +166,7 @@ def observe(state: State, seat: int) -> np.ndarray:
 
     row[_TRICK:_TRICK_END] = 0.0
     phase = state.phase
-    if phase == Phase.PLAY:
+    if phase == PLAY:
         row[_LEADER + (state.leader - seat) % N_SEATS] = 1.0
         trick = state.trick
         for position in range(state.n_in_trick):
@@ -172,13 +174,13 @@ def observe(state: State, seat: int) -> np.ndarray:
         if state.n_in_trick and state.led_suit != NO_SUIT:
             row[_LED_SUIT + state.led_suit] = 1.0
     row[_ROUND_POINTS:_TURN_END] = 0.0
-    if phase == Phase.GAME_OVER:
+    if phase == GAME_OVER:
         _write_scores(row, state, army)  # the final scores
     points = state.round_points
     row[_ROUND_POINTS] = points[army] / TARGET
     row[_ROUND_POINTS + 1] = points[1 - army] / TARGET
     row[_PHASE + phase] = 1.0
-    if phase == Phase.PASS and state.to_act == seat:
+    if phase == PASS and state.to_act == seat:
         row[_PASS_STEP + state.pass_step] = 1.0
     return row.copy()
 

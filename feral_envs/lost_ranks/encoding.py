@@ -38,10 +38,7 @@ def _suit_cards(suit: int) -> str:
 
 
 ACTIONS = Layout(
-    *(
-        (name, 13, f"`{_suit_cards(suit)}`")
-        for suit, name in enumerate(rules.SUIT_NAMES)
-    ),
+    *((name, 13, f"`{_suit_cards(suit)}`") for suit, name in enumerate(rules.SUIT_NAMES)),
     ("spy", 1, "`SPY`"),
 )
 """Action ids: card ids. The same ids index every 53-wide card block of the observation."""
@@ -54,14 +51,23 @@ OBS = Layout(
     ("trump_army", 2, "the Trump Card's colour (its Jacks are Active) is: my army's, theirs"),
     ("round", rules.MAX_ROUND, "round number 1..7, one-hot"),
     ("tiebreaker", 1, "1 in the extra round played after a tie"),
-    ("pass_direction", 2, "this round the enemy card goes to my: left, right (and so comes "
-     "from the other enemy)"),
-    ("scores", 2, f"game scores before this round (at game over: final): mine, theirs "
-     f"(points / {TARGET})"),
+    (
+        "pass_direction",
+        2,
+        "this round the enemy card goes to my: left, right (and so comes from the other enemy)",
+    ),
+    (
+        "scores",
+        2,
+        f"game scores before this round (at game over: final): mine, theirs (points / {TARGET})",
+    ),
     ("round_points", 2, f"points scored so far this round: mine, theirs (points / {TARGET})"),
     ("phase", 3, "one-hot: pass, play, game over"),
-    ("pass_step", 3, "one-hot, while I choose: my 1st, 2nd (to partner), 3rd (to enemy) "
-     "choice; zeros otherwise"),
+    (
+        "pass_step",
+        3,
+        "one-hot, while I choose: my 1st, 2nd (to partner), 3rd (to enemy) choice; zeros otherwise",
+    ),
     ("passed_to_partner", N_CARDS, "cards I chose for / passed to my partner"),
     ("passed_to_enemy", N_CARDS, "the card I chose for / passed to the enemy"),
     ("received_from_partner", N_CARDS, "cards my partner passed me (after the exchange)"),
@@ -72,17 +78,30 @@ OBS = Layout(
     ("played_right", N_CARDS, "cards my right enemy has played this round"),
     ("trick_0", N_CARDS, "current trick: the card led (one-hot; zeros if not yet played)"),
     ("trick_1", N_CARDS, "current trick: the 2nd card"),
-    ("trick_2", N_CARDS, "current trick: the 3rd card (a 4th card ends the trick at once: "
-     "it shows in the played, capture and void blocks)"),
-    ("trick_leader", 4, "who leads the current trick: me, left, partner, right (one-hot; "
-     "zeros in the pass)"),
-    ("led_suit", 4, "led suit of the current trick, one-hot S H D C (zeros: no card yet, "
-     "or the Spy led)"),
+    (
+        "trick_2",
+        N_CARDS,
+        "current trick: the 3rd card (a 4th card ends the trick at once: "
+        "it shows in the played, capture and void blocks)",
+    ),
+    (
+        "trick_leader",
+        4,
+        "who leads the current trick: me, left, partner, right (one-hot; zeros in the pass)",
+    ),
+    (
+        "led_suit",
+        4,
+        "led suit of the current trick, one-hot S H D C (zeros: no card yet, or the Spy led)",
+    ),
     ("captured_mine", N_CARDS, "my army's capture pile this round"),
     ("captured_theirs", N_CARDS, "the enemy army's capture pile this round"),
     ("void_pile", N_CARDS, "cards of void tricks this round"),
-    ("jacks_played", 16, "Jacks played this round: 4 seats (me, left, partner, right) x "
-     "4 Jacks (JS JH JD JC)"),
+    (
+        "jacks_played",
+        16,
+        "Jacks played this round: 4 seats (me, left, partner, right) x 4 Jacks (JS JH JD JC)",
+    ),
 )
 """The observation vector (float32), index by index."""
 
@@ -100,7 +119,9 @@ def _contiguous(*spans: Span) -> int:
 # Offsets of the hot path as plain ints.
 _HAND = OBS.hand.start
 _PASSED = _contiguous(  # in the order of the kinds of rules.State.pass_record
-    OBS.passed_to_partner, OBS.passed_to_enemy, OBS.received_from_partner,
+    OBS.passed_to_partner,
+    OBS.passed_to_enemy,
+    OBS.received_from_partner,
     OBS.received_from_enemy,
 )
 _PLAYED = _contiguous(OBS.played_me, OBS.played_left, OBS.played_partner, OBS.played_right)

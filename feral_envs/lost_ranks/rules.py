@@ -91,8 +91,8 @@ N_PLAYS = N_TRICKS * N_SEATS
 PASS_SIZE = 3  # choices 0 and 1 go to the partner, choice 2 to the enemy
 TARGET = 18
 LAST_ROUND = 6
-"""Rounds after which the higher score wins even below ``TARGET``; a tie adds one round."""
-MAX_ROUND = 7
+"""The round after which the higher score wins even below ``TARGET`` (a tie adds a round)."""
+MAX_ROUND = 7  # round 7 is only ever a tiebreaker
 
 VARIANTS = ("standard", "master_of_spies", "turncoat")
 START_CHOICES = ("pass", "play")
@@ -115,6 +115,7 @@ TO_PARTNER, TO_ENEMY, FROM_PARTNER, FROM_ENEMY = range(4)
 
 
 def _check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
+    # as table_env.check_choice, which the rules cannot import (it imports PettingZoo)
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(
             f"{keyword}={value!r} is not allowed; choose one of: "
@@ -160,7 +161,7 @@ class State:
     scores: np.ndarray  # (2,) int64: game score by army (red, black), after finished rounds
     round: int = 1  # round number, 1-based; a tiebreaker round is numbered on
     tiebreaker: bool = False  # this round is the one extra round after a tie
-    phase: int = Phase.PASS
+    phase: int = Phase.PASS  # a Phase
     winner: int = DRAW  # army that won, or DRAW (also while the game runs)
     epoch: int = 0  # +1 whenever a round starts (lets observers drop per-round caches)
 
@@ -310,9 +311,7 @@ def _parse_hands(hands: Any, trump: int | None) -> tuple[np.ndarray, int]:
         if isinstance(cards, str) or not hasattr(cards, "__len__"):
             raise ValueError(f"hands[{agent!r}] must be a list of {HAND_SIZE} card names")
         if len(cards) != HAND_SIZE:
-            raise ValueError(
-                f"hands[{agent!r}] has {len(cards)} cards; each hand has {HAND_SIZE}"
-            )
+            raise ValueError(f"hands[{agent!r}] has {len(cards)} cards; each hand has {HAND_SIZE}")
         for card in DECK.cards(cards):
             if card in owner:
                 raise ValueError(

@@ -118,8 +118,14 @@ def reference_observation(state: rules.State, seat: int) -> np.ndarray:
         put(OBS.pass_step, state.pass_step)
     record = state.pass_record[seat]
     for span, row in zip(
-        (OBS.passed_to_partner, OBS.passed_to_enemy, OBS.received_from_partner,
-         OBS.received_from_enemy), record, strict=True,
+        (
+            OBS.passed_to_partner,
+            OBS.passed_to_enemy,
+            OBS.received_from_partner,
+            OBS.received_from_enemy,
+        ),
+        record,
+        strict=True,
     ):
         obs[span.slice] = row
     for span, who in zip(

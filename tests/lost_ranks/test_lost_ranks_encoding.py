@@ -22,7 +22,14 @@ def test_actions_are_the_53_cards_and_names_round_trip():
         assert CORE.string_to_action(state, name) == card
         assert CORE.string_to_action(state, f" {name.lower()} ") == card
     assert [CORE.action_to_string(state, a) for a in (0, 8, 9, 12, 13, 35, 52)] == [
-        "2S", "TS", "JS", "AS", "2H", "JD", "SPY"]
+        "2S",
+        "TS",
+        "JS",
+        "AS",
+        "2H",
+        "JD",
+        "SPY",
+    ]
     for bad in ("1S", "JOKER", "", "10H", "S7"):
         assert CORE.string_to_action(state, bad) is None
 
@@ -53,8 +60,7 @@ def test_observation_fields_in_the_worked_example():
     assert obs[OBS.pass_step.slice].sum() == 0
     assert cards(OBS.played_left) == {"2S"} and cards(OBS.played_partner) == {"5S"}
     assert cards(OBS.played_right) == {"JS"} and cards(OBS.played_me) == set()
-    assert (cards(OBS.trick_0), cards(OBS.trick_1), cards(OBS.trick_2)) == (
-        {"2S"}, {"5S"}, {"JS"})
+    assert (cards(OBS.trick_0), cards(OBS.trick_1), cards(OBS.trick_2)) == ({"2S"}, {"5S"}, {"JS"})
     assert obs[OBS.trick_leader.slice].tolist() == [0, 1, 0, 0]
     assert obs[OBS.led_suit.slice].tolist() == [1, 0, 0, 0]
     jacks = obs[OBS.jacks_played.slice].reshape(4, 4)
@@ -65,8 +71,9 @@ def test_observation_fields_in_the_worked_example():
     obs = env.observe("black_1")["observation"]
     assert cards(OBS.captured_mine) == {"2S", "5S", "JS", "KS"}
     assert cards(OBS.captured_theirs) == set() and cards(OBS.void_pile) == set()
-    assert obs[OBS.trick_0.start : OBS.led_suit.stop].tolist() == [0] * 159 + [1, 0, 0, 0] + [
-        0] * 4, "the trick is over; black_1 (me) leads the next"
+    assert (
+        obs[OBS.trick_0.start : OBS.led_suit.stop].tolist() == [0] * 159 + [1, 0, 0, 0] + [0] * 4
+    ), "the trick is over; black_1 (me) leads the next"
     red = env.observe("red_1")["observation"]
     assert set(DECK.hand_names(red[OBS.captured_theirs.slice] > 0)) == {"2S", "5S", "JS", "KS"}
     assert red[OBS.trick_leader.slice].tolist() == [0, 1, 0, 0]
@@ -84,9 +91,11 @@ def test_pass_fields_after_the_exchange():
         assert set(np.flatnonzero(obs[OBS.passed_to_partner.slice])) == set(chosen[:2])
         assert set(np.flatnonzero(obs[OBS.passed_to_enemy.slice])) == {chosen[2]}
         assert set(np.flatnonzero(obs[OBS.received_from_partner.slice])) == set(
-            state.pass_choice[(seat + 2) % 4, :2].tolist())
+            state.pass_choice[(seat + 2) % 4, :2].tolist()
+        )
         assert set(np.flatnonzero(obs[OBS.received_from_enemy.slice])) == {
-            int(state.pass_choice[giver, 2])}
+            int(state.pass_choice[giver, 2])
+        }
 
 
 def _random_games(n_games, seed, variant="standard"):
@@ -166,10 +175,16 @@ def test_cards_a_seat_cannot_see_never_change_its_observations(start):
         seat = game % 4
         trump, hands_a, hands_b = _swapped_deals(rng, seat)
         seed = int(rng.integers(1 << 30))
-        a = CORE.new_game(config, np.random.default_rng(seed), {
-            "trump_card": trump, "hands": hands_a, "start": start})
-        b = CORE.new_game(config, np.random.default_rng(seed), {
-            "trump_card": trump, "hands": hands_b, "start": start})
+        a = CORE.new_game(
+            config,
+            np.random.default_rng(seed),
+            {"trump_card": trump, "hands": hands_a, "start": start},
+        )
+        b = CORE.new_game(
+            config,
+            np.random.default_rng(seed),
+            {"trump_card": trump, "hands": hands_b, "start": start},
+        )
         rng_a, rng_b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
         while not CORE.status(a)[0]:
             assert CORE.seat_to_act(a) == CORE.seat_to_act(b)

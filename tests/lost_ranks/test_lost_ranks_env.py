@@ -18,7 +18,9 @@ def test_keywords_and_metadata():
     assert env.unwrapped.metadata["name"] == "lost_ranks_v0"
     assert env.possible_agents == ["red_0", "black_0", "red_1", "black_1"]
     assert CORE.keyword_choices == {
-        "reward": ("win", "points"), "variant": ("standard", "master_of_spies", "turncoat")}
+        "reward": ("win", "points"),
+        "variant": ("standard", "master_of_spies", "turncoat"),
+    }
     assert make("lost_ranks_v0").unwrapped.config.variant == "standard"
     with pytest.raises(ValueError, match=r"variant='spies'.*'standard', 'master_of_spies'"):
         lost_ranks_v0.env(variant="spies")
@@ -36,10 +38,14 @@ BAD_OPTIONS = [
     ({"hands": {**HANDS, "red_0": "2S 2H"}}, "must be a list of 13 card names"),
     ({"hands": {**HANDS, "red_0": [*HANDS["red_0"][:12], "2S"]}}, "more than once: 2S"),
     ({"hands": {**HANDS, "red_0": [*HANDS["red_0"][:12], "AC"]}}, "AC is in the hands of both"),
-    ({"hands": {**HANDS, "red_0": [*HANDS["red_0"][:12], "7S"]}, "trump_card": "7S"},
-     "the Trump Card 7S is in the hands of red_0"),
-    ({"hands": {**HANDS, "red_0": [c if c != "JH" else "7S" for c in HANDS["red_0"]]}},
-     "the card left out of the hands, JH, would be the Trump Card"),
+    (
+        {"hands": {**HANDS, "red_0": [*HANDS["red_0"][:12], "7S"]}, "trump_card": "7S"},
+        "the Trump Card 7S is in the hands of red_0",
+    ),
+    (
+        {"hands": {**HANDS, "red_0": [c if c != "JH" else "7S" for c in HANDS["red_0"]]}},
+        "the card left out of the hands, JH, would be the Trump Card",
+    ),
     ({"hands": {**HANDS, "red_0": [*HANDS["red_0"][:12], "XX"]}}, "unknown card 'XX'"),
     ({"hands": {**HANDS}, "trump_card": "3S"}, "the Trump Card 3S is in the hands"),
     ({"round": 0}, "round=0 must be an integer 1..7"),

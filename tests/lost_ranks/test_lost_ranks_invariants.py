@@ -111,8 +111,12 @@ def _deck_with_top(name: str, seed: int) -> list[int]:
 
 
 def test_a_flipped_jack_or_spy_goes_back_and_the_deck_is_reshuffled():
-    decks = [_deck_with_top("JS", 1), _deck_with_top("SPY", 2), _deck_with_top("JD", 3),
-             _deck_with_top("7H", 4)]
+    decks = [
+        _deck_with_top("JS", 1),
+        _deck_with_top("SPY", 2),
+        _deck_with_top("JD", 3),
+        _deck_with_top("7H", 4),
+    ]
     rng = ScriptedRng(*decks)
     state = CORE.new_game(CORE.make_config(), rng, {})
     assert not rng.decks, "flipped four times"

@@ -173,8 +173,10 @@ def test_following_suit_with_the_jack_counts():
         # the only card of the led suit is its Jack: the Jack must be played
         ("JS SPY 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD", {"JS"}),
         # void in the led suit: anything, the Spy included
-        ("SPY 2H 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD", {"SPY", "2H", "2D", "3D", "4D", "5D",
-                                                      "6D", "7D", "8D", "9D", "TD", "JD", "QD"}),
+        (
+            "SPY 2H 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD",
+            {"SPY", "2H", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD"},
+        ),
     ],
     ids=["holds-led-suit", "holds-only-the-jack", "void"],
 )
@@ -230,8 +232,10 @@ def _spy_led_last_tricks():
     options = {"round": 7, "scores": {"red": 0, "black": 0}}
     for _ in range(300):
         state = CORE.new_game(config, rng, options)
-        while state.tricks_done < rules.N_TRICKS - 1 or state.n_in_trick or (
-            state.phase == rules.Phase.PASS
+        while (
+            state.tricks_done < rules.N_TRICKS - 1
+            or state.n_in_trick
+            or (state.phase == rules.Phase.PASS)
         ):
             mask = CORE.legal_mask(state)
             if mask.sum() > 1:
@@ -255,8 +259,11 @@ def test_trick_13_led_by_the_spy_is_won_by_the_highest_trump_or_void():
             assert names(CORE.legal_mask(state)) == {rules.DECK.names[last[seat]]}
             CORE.apply(state, last[seat], None)
         assert state.phase == rules.Phase.GAME_OVER
-        trumps = {s: c for s, c in last.items() if rules.DECK.suit_of[c] == state.trump_suit
-                  and c not in rules.JACKS}
+        trumps = {
+            s: c
+            for s, c in last.items()
+            if rules.DECK.suit_of[c] == state.trump_suit and c not in rules.JACKS
+        }
         if trumps:
             winner = max(trumps, key=lambda s: rules.DECK.power_of[trumps[s]])
             assert state.captured[winner % 2, rules.SPY]

@@ -162,6 +162,10 @@ def default_run_dir(config: TrainConfig) -> Path:
     return Path("runs") / f"{config.game}__{config.exp_name}__{config.seed}__{int(time.time())}"
 
 
+class ResumeError(ValueError):
+    """The run directory to resume has no usable checkpoint (the message says why)."""
+
+
 class Interrupted(Exception):
     """Training stopped by Ctrl-C; the last consistent state was written."""
 
@@ -261,7 +265,7 @@ class Trainer:
                 raise ValueError("trainer.pkl is not a training state of this version")
             model = MaskablePPO.load(ckpt / "model.zip", env=self.env, device="cpu")
         except (OSError, pickle.UnpicklingError, EOFError, ValueError, KeyError) as error:
-            raise ValueError(f"cannot resume from {ckpt}: {error}") from None
+            raise ResumeError(f"cannot resume from {ckpt}: {error}") from None
         self.model = model
         self.pool.load_state_dict(state["pool"])
         self.env.set_state(state["env"])
@@ -437,6 +441,53 @@ class Trainer:
         add_meta(final, self.meta(model.num_timesteps))
         model.logger.close()
 
+    def arena_specs(self) -> list[str]:
+        """The final arena's players: the final policy, random, the heuristic (if any) and
+        ``arena_snapshots`` earlier snapshots, evenly spaced over the run."""
+        specs = [f"final=ppo:{self.run_dir / 'model.zip'}", "random"]
+        if self.pool.heuristic is not None:
+            specs.append("heuristic")
+        earlier = [s for s in self.pool.snapshots if s.step < self.model.num_timesteps]
+        k = min(self.config.arena_snapshots, len(earlier))
+        picks = sorted({round(j * (len(earlier) - 1) / max(k - 1, 1)) for j in range(k)})
+        for j in picks:
+            name = earlier[j].name
+            specs.append(f"{name}=ppo:{self.run_dir / 'pool' / (name + '.zip')}")
+        return specs
+
+    def final_arena(self) -> dict[str, Any] | None:
+        """Rate the final policy in ``agents.arena`` (``arena_games`` per pairing); print
+        the leaderboard and write it beside the run (``leaderboard.md``, ``arena/``)."""
+        c = self.config
+        if not c.arena_games or c.game not in feral_envs.GAMES:
+            return None
+        try:
+            from agents.arena import leaderboard_table, run_arena
+        except ImportError:
+            print("arena skipped: agents.arena is not installed", file=sys.stderr)
+            return None
+        games = c.arena_games + c.arena_games % 2  # each deal is played twice, sides swapped
+        report = run_arena(
+            c.game,
+            self.arena_specs(),
+            games,
+            seed=c.seed,
+            out=self.run_dir / "arena",
+            progress=c.progress,
+            **c.keywords,
+        )
+        table = leaderboard_table(report)
+        (self.run_dir / "leaderboard.md").write_text(table)
+        board = {
+            "leaderboard": report["leaderboard"],
+            "specs": report["specs"],
+            "anchor": report["anchor"],
+            "games_per_pair": report["games_per_pair"],
+        }
+        (self.run_dir / "leaderboard.json").write_text(json.dumps(board, indent=1) + "\n")
+        print(table)
+        return report
+
 
 class _Hooks(BaseCallback):
     """Forwards SB3's callback points to the :class:`Trainer`."""
@@ -470,4 +521,5 @@ def train(
     else:
         trainer.start()
     trainer.learn()
+    trainer.arena = trainer.final_arena()
     return trainer

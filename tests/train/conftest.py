@@ -28,9 +28,18 @@ REAL_CORES = real_cores()
 CORES = [TOY4, TOY2, *REAL_CORES]
 
 
+FAST_KEYWORDS = {
+    "toy4": TOY_KEYWORDS,
+    "toy2": TOY_KEYWORDS,
+    "lost_heir": {"max_hands": 4, "target_score": 10},
+    "lost_ranks": {},
+    "hidden_ranks": {"mode": "quick", "setup": "random", "max_moves": 120},
+}
+"""Keywords for short test games (random play would not end Lost Heir or Hidden Ranks soon)."""
+
+
 def keywords_of(core) -> dict:
-    """Keywords for fast test games: the toy's short games; real games' defaults."""
-    return dict(TOY_KEYWORDS) if core in (TOY4, TOY2) else {}
+    return dict(FAST_KEYWORDS[core.name])
 
 
 @pytest.fixture(params=CORES, ids=lambda core: core.name)

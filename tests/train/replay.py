@@ -62,7 +62,7 @@ def expected_rewards(
     total = np.zeros(
         len([m for m in trace["moves"] if core.team_of_seat[m[0]] == trace["learner_team"]])
     )
-    if points_scale:
+    if points_scale and "points" in core.keyword_choices["reward"]:  # else: no score to gain
         total += points_scale * np.array(replay(core, keywords, trace, "points")[0])
     if win_reward:
         total += win_reward * np.array(replay(core, keywords, trace, "win")[0])

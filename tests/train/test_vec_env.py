@@ -51,6 +51,7 @@ def test_rewards_observations_and_masks_match_a_pettingzoo_replay(core):
     env = make_env(core, n_envs=8, seed=3)
     episodes = play(env, 400, seed=3)
     assert len(episodes) >= 10
+    assert {"win", "loss"} <= {ep["info"]["result"] for ep in episodes}  # game-end rewards too
     for ep in episodes:
         info, trace = ep["info"], ep["info"]["trace"]
         want = expected_rewards(core, keywords, trace, SCALE, WIN)

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import feral_envs
-from train.config import GAME_DEFAULTS, TrainConfig, dashed, default_config, field_docs
+from train.config import (
+    GAME_DEFAULTS,
+    TrainConfig,
+    dashed,
+    default_config,
+    field_docs,
+    game_core,
+)
 
 USAGE = "python -m train GAME [options]"
 DESCRIPTION = f"""\
@@ -127,8 +134,6 @@ def _metavar(value: Any) -> str:
 
 
 def _add_game_keywords(parser: Parser, game: str) -> None:
-    from train.run import game_core
-
     core = game_core(game)
     defaults = {**core.keyword_defaults, **GAME_DEFAULTS.get(game, {}).get("keywords", {})}
     group = parser.add_argument_group(
@@ -187,8 +192,6 @@ def main(argv: list[str] | None = None) -> int:
     config.__post_init__()
     try:
         config.check()
-        from train.run import game_core
-
         game_core(game).make_config(**config.keywords)
     except ValueError as error:
         return fail(str(error))

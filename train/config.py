@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import itertools
 import textwrap
@@ -34,7 +35,7 @@ class TrainConfig:
     """Games stepped at once by the batched env (one learner decision each per step)."""
     n_steps: int = 64
     """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
-    batch_size: int = 1024
+    batch_size: int = 2048
     """PPO minibatch size; must divide n_steps * n_envs."""
     n_epochs: int = 4
     """Passes over each rollout per PPO update."""
@@ -155,6 +156,15 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "hidden_ranks": {"timesteps": 1_000_000, "points_scale": 0.0},
 }
 """Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
+
+
+def game_core(game: str) -> Any:
+    """``feral_envs.<game>.CORE``; ``ValueError`` listing the games if ``game`` is unknown."""
+    import feral_envs
+
+    if game not in feral_envs.GAMES:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(feral_envs.GAMES)}")
+    return importlib.import_module(f"feral_envs.{game}").CORE
 
 
 def default_config(game: str) -> TrainConfig:

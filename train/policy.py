@@ -44,6 +44,7 @@ from torch import nn
 
 from feral_envs.core import GameCore
 from feral_envs.layout import Layout
+from train.config import game_core
 
 FORMAT = "feral-ppo-policy/1"
 META_ENTRY = "feral.json"
@@ -308,7 +309,5 @@ class PPOPolicy:
 
 def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
     """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``)."""
-    from train.run import game_core
-
     actor, meta = read_policy_file(path, game_core(game))
     return PPOPolicy(actor, meta, f"ppo:{path}", seed)

@@ -25,7 +25,6 @@ never stopped: the resumed run makes the same updates as an uninterrupted one.
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import pickle
 import platform
@@ -47,7 +46,7 @@ from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputF
 
 import feral_envs
 from feral_envs.core import GameCore
-from train.config import TrainConfig
+from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
 from train.policy import ActorMLP, add_meta, policy_kwargs, policy_meta, write_policy_file
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
@@ -105,13 +104,6 @@ class JsonLinesFormat(KVWriter):
 
     def close(self) -> None:
         self.file.close()
-
-
-def game_core(game: str) -> GameCore:
-    """``feral_envs.<game>.CORE``; ``ValueError`` listing the games if ``game`` is unknown."""
-    if game not in feral_envs.GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(feral_envs.GAMES)}")
-    return importlib.import_module(f"feral_envs.{game}").CORE
 
 
 def heuristic_opponent(game: str, keywords: dict[str, Any]) -> Opponent | None:
@@ -214,6 +206,8 @@ class Trainer:
         self.results: Counter = Counter()
         self.bar: Any = None
         self.resumed = False
+        self.arena: dict[str, Any] | None = None
+        """The final arena's report (``agents.arena.run_arena``), once played."""
 
     # ------------------------------------------------------------------ set-up
 
@@ -439,7 +433,16 @@ class Trainer:
         final = self.run_dir / "model.zip"
         model.save(final)
         add_meta(final, self.meta(model.num_timesteps))
+        self.quick_eval()
+        model.logger.dump(model.num_timesteps)
         model.logger.close()
+        if self.last_rating is not None:
+            elo, low, high = self.last_rating
+            print(
+                f"quick eval: Elo {elo:+.0f} [{low:+.0f}, {high:+.0f}] against random "
+                f"({self.config.eval_games} games)",
+                file=sys.stderr,
+            )
 
     def arena_specs(self) -> list[str]:
         """The final arena's players: the final policy, random, the heuristic (if any) and

@@ -105,6 +105,7 @@ def _group_of(name: str) -> str:
         "n_envs",
         "torch_threads",
         "checkpoint_every",
+        "eval_every",
         "eval_games",
         "arena_games",
         "arena_snapshots",

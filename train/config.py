@@ -77,8 +77,10 @@ class TrainConfig:
     """Snapshots play their most likely action instead of sampling from their policy."""
     checkpoint_every: int = 100_000
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
+    eval_every: int = 500_000
+    """Learner decisions between quick evaluations against random (also one at the end)."""
     eval_games: int = 200
-    """Games of the quick evaluation against random at each checkpoint (0: none)."""
+    """Games of each quick evaluation, all played at once (0: no quick evaluation)."""
     arena_games: int = 400
     """Games per pairing of the arena at the end of the run (0: no arena)."""
     arena_snapshots: int = 2

@@ -201,6 +201,7 @@ class Trainer:
         self.model: MaskablePPO | None = None
         self.next_snapshot = config.snapshot_every
         self.next_checkpoint = config.checkpoint_every
+        self.next_eval = config.eval_every
         self.last_rating: tuple[float, float, float] | None = None
         self.capture: dict[str, Any] | None = None
         self.results: Counter = Counter()
@@ -270,6 +271,7 @@ class Trainer:
         model.ep_info_buffer = copy.deepcopy(state["ep_info_buffer"])
         self.next_snapshot = state["next_snapshot"]
         self.next_checkpoint = state["next_checkpoint"]
+        self.next_eval = state["next_eval"]
         self.last_rating = state["last_rating"]
         np.random.set_state(state["rng"]["numpy"])  # noqa: NPY002 (SB3 shuffles with it)
         torch.set_rng_state(state["rng"]["torch"])
@@ -295,6 +297,7 @@ class Trainer:
             "pool": self.pool.state_dict(),
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
+            "next_eval": self.next_eval,
             "last_rating": self.last_rating,
             "rng": {
                 "numpy": np.random.get_state(),  # noqa: NPY002 (SB3 uses it)
@@ -339,7 +342,13 @@ class Trainer:
             return
         actor = ActorMLP.from_policy(self.model.policy)
         result = play_match(
-            self.core, c.keywords, actor, RandomOpponent(), c.eval_games, seed=c.seed + 2
+            self.core,
+            c.keywords,
+            actor,
+            RandomOpponent(),
+            c.eval_games,
+            seed=c.seed + 2,
+            n_envs=c.eval_games,
         )
         self.last_rating = result.elo()
         self.log_match("random", result)
@@ -368,6 +377,8 @@ class Trainer:
         self.capture = self.capture_state()
         if due:
             self.write_checkpoint(self.capture)
+        if step >= self.next_eval:
+            self.next_eval = (step // self.config.eval_every + 1) * self.config.eval_every
             self.quick_eval()
 
     def on_step(self, infos: list[dict[str, Any]], dones: np.ndarray) -> None:

@@ -28,6 +28,7 @@ def config(**changes) -> TrainConfig:
         heads=(8,),
         snapshot_every=512,
         checkpoint_every=1024,
+        eval_every=1024,
         eval_games=10,
         arena_games=0,
         progress=False,

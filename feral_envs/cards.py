@@ -49,7 +49,10 @@ class Deck:
 
     @classmethod
     def build(
-        cls, names: Sequence[str], suits: Sequence[int], powers: Sequence[int],
+        cls,
+        names: Sequence[str],
+        suits: Sequence[int],
+        powers: Sequence[int],
         suit_names: Sequence[str],
     ) -> Deck:
         if not len(names) == len(suits) == len(powers):
@@ -77,9 +80,7 @@ class Deck:
         """Card id of ``name`` (case-insensitive); ``ValueError`` naming the deck otherwise."""
         key = name.strip().upper() if isinstance(name, str) else name
         if key not in self._index:
-            raise ValueError(
-                f"unknown card {name!r}; cards are: {' '.join(self.names)}"
-            )
+            raise ValueError(f"unknown card {name!r}; cards are: {' '.join(self.names)}")
         return self._index[key]
 
     def cards(self, names: Iterable[str]) -> list[int]:

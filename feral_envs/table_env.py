@@ -30,7 +30,6 @@ from pettingzoo.utils import wrappers
 from feral_envs.core import DRAW, GameCore
 
 
-
 def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
     """Return ``value`` if it is one of ``allowed``, else raise ``ValueError`` naming both."""
     if value not in allowed:
@@ -72,11 +71,16 @@ class TableEnv(AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+        "name": "",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
     }
 
     def __init__(
-        self, core: GameCore, render_mode: str | None = None, reward: str = "win",
+        self,
+        core: GameCore,
+        render_mode: str | None = None,
+        reward: str = "win",
         **keywords: Any,
     ) -> None:
         super().__init__()
@@ -93,16 +97,23 @@ class TableEnv(AECEnv):
         self.n_actions = core.n_actions
         self._agent_seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         obs_box = spaces.Box(
-            low=-np.inf if np.issubdtype(core.obs_dtype, np.floating) else np.iinfo(core.obs_dtype).min,
-            high=np.inf if np.issubdtype(core.obs_dtype, np.floating) else np.iinfo(core.obs_dtype).max,
-            shape=core.obs_shape, dtype=core.obs_dtype,
+            low=-np.inf
+            if np.issubdtype(core.obs_dtype, np.floating)
+            else np.iinfo(core.obs_dtype).min,
+            high=np.inf
+            if np.issubdtype(core.obs_dtype, np.floating)
+            else np.iinfo(core.obs_dtype).max,
+            shape=core.obs_shape,
+            dtype=core.obs_dtype,
         )
         mask_box = spaces.Box(0, 1, shape=(self.n_actions,), dtype=np.int8)
         self._observation_spaces = {
             agent: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
             for agent in self.possible_agents
         }
-        self._action_spaces = {agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents}
+        self._action_spaces = {
+            agent: spaces.Discrete(self.n_actions) for agent in self.possible_agents
+        }
         self._zero_mask = np.zeros(self.n_actions, dtype=np.int8)
         self.np_random = np.random.default_rng()
         self.state = None
@@ -126,7 +137,9 @@ class TableEnv(AECEnv):
         rng = np.random.default_rng(seed) if seed is not None else self.np_random
         # Validate and build the new game before touching the current one: bad options
         # raise ValueError and leave the env as it was.
-        state = self.core.new_game(self.config, rng, check_options(options, self.core.reset_options))
+        state = self.core.new_game(
+            self.config, rng, check_options(options, self.core.reset_options)
+        )
         self.np_random = rng
         self.state = state
         self.agents = list(self.possible_agents)
@@ -158,10 +171,14 @@ class TableEnv(AECEnv):
 
     def action_to_string(self, action: int) -> str:
         """Name of ``action`` for the agent to act (see the game's action table)."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
-            0 <= action < self.n_actions
+        if (
+            isinstance(action, bool)
+            or not isinstance(action, (int, np.integer))
+            or not (0 <= action < self.n_actions)
         ):
-            raise ValueError(f"action {action!r} is out of range; actions are 0..{self.n_actions - 1}")
+            raise ValueError(
+                f"action {action!r} is out of range; actions are 0..{self.n_actions - 1}"
+            )
         return self.core.action_to_string(self.state, int(action))
 
     def string_to_action(self, text: str) -> int:
@@ -197,11 +214,16 @@ class TableEnv(AECEnv):
 
     def _check_action(self, agent: str, action: Any) -> None:
         in_range = (
-            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
             and 0 <= action < self.n_actions
         )
         if not in_range or not self.core.legal_mask(self.state)[action]:
-            shown = f"{int(action)} ({self.action_to_string(int(action))})" if in_range else repr(action)
+            shown = (
+                f"{int(action)} ({self.action_to_string(int(action))})"
+                if in_range
+                else repr(action)
+            )
             raise ValueError(
                 f"illegal action {shown} for {agent}; legal: "
                 + ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())

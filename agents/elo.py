@@ -14,7 +14,7 @@ concave, so its maximum is unique. An agent that wins all of ``n`` games against
 alone rates ``400 * log10(1 + n / (prior_games / 2))`` (about 1040 for ``n = 100``). The prior
 pulls every rating a little towards the anchor, against the maximum-likelihood estimate's
 own small-sample push away from it. In simulated round robins of 8 agents spread over
-1,300 Elo (``tests/agents/test_elo.py``) the default leaves a bias under 10 Elo at 100 games
+1,300 Elo (``tests/agents/test_agent_elo.py``) the default leaves a bias under 10 Elo at 100 games
 a pair and under about 30 Elo (0.4 standard deviations) at 20; 2 virtual draws would cost
 about 30 Elo of shrinkage even at 100 games a pair.
 

@@ -4,12 +4,21 @@ import importlib
 
 import numpy as np
 import pytest
+import toy_games
 
 import feral_envs
 from agents import registry
 from agents.base import BasePolicy, Policy
 from agents.random_policy import RandomPolicy
 from agents.registry import load_policy, register_loader
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    """The toy games and their heuristic bots, reachable as if they were real."""
+    toy_games.register(monkeypatch)
+    toy_games.made_with.clear()
+    return toy_games
 
 
 def real_games():

@@ -5,12 +5,21 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+import toy_games
 
 import feral_envs
 from agents import registry
 from agents.arena import ArenaError, play_game, run_arena
 from agents.random_policy import RandomPolicy
 from agents.registry import load_policy
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    """The toy games and their heuristic bots, reachable as if they were real."""
+    toy_games.register(monkeypatch)
+    toy_games.made_with.clear()
+    return toy_games
 
 
 def strip(records):

@@ -9,9 +9,18 @@ import time
 from pathlib import Path
 
 import pytest
+import toy_games
 
 from agents.arena import run_arena
 from agents.random_policy import RandomPolicy
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    """The toy games and their heuristic bots, reachable as if they were real."""
+    toy_games.register(monkeypatch)
+    toy_games.made_with.clear()
+    return toy_games
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_CLI = str(Path(__file__).parent / "toy_arena_cli.py")

@@ -33,6 +33,7 @@ import io
 import itertools
 import json
 import math
+import re
 import sys
 import time
 import zlib
@@ -57,6 +58,9 @@ GAME_KEYWORDS = ("variant", "mode", "setup", "target_score", "take_a_lead", "max
 
 class ArenaError(ValueError):
     """Bad arena input: unknown game or spec, bad count, incompatible record, …"""
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 # ----------------------------------------------------------------------------- set-up
@@ -88,13 +92,29 @@ def _make_env(game: str, options: dict[str, Any]) -> Any:
         raise ArenaError(str(error)) from None
 
 
-def schedule(specs: Sequence[str], games: int) -> list[tuple[int, str, str]]:
-    """The games as ``(deal, side_0_spec, side_1_spec)``, deal by deal, each pair's two
+def parse_agents(entries: Sequence[str]) -> dict[str, str]:
+    """``{name: spec}`` from ``--agents`` entries: ``SPEC`` (named by itself) or ``NAME=SPEC``
+    (``NAME`` of letters, digits, ``_.-``), e.g. ``random b=random final=ppo:runs/a.zip``."""
+    agents: dict[str, str] = {}
+    for entry in entries:
+        name, equals, spec = entry.partition("=")
+        if not (equals and _NAME.fullmatch(name)):
+            name, spec = entry, entry
+        if name in agents:
+            raise ArenaError(f"agent {name!r} is listed twice; name one NAME=SPEC")
+        agents[name] = spec
+    if len(agents) < 2:
+        raise ArenaError(f"--agents needs at least two agents, got {list(entries)}")
+    return agents
+
+
+def schedule(agents: Sequence[str], games: int) -> list[tuple[int, str, str]]:
+    """The games as ``(deal, side_0, side_1)`` (agent names), deal by deal, each pair's two
     games (sides swapped) next to each other."""
     return [
         (deal, *sides)
         for deal in range(games // 2)
-        for a, b in itertools.combinations(specs, 2)
+        for a, b in itertools.combinations(agents, 2)
         for sides in ((a, b), (b, a))
     ]
 
@@ -104,9 +124,9 @@ def env_seed(arena_seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([arena_seed, deal]).generate_state(1)[0])
 
 
-def policy_seed(arena_seed: int, deal: int, side_specs: tuple[str, str], seat: int) -> int:
-    """The seed a seat's policy is reset with in one game."""
-    tags = [zlib.crc32(spec.encode()) for spec in side_specs]
+def policy_seed(arena_seed: int, deal: int, sides: tuple[str, str], seat: int) -> int:
+    """The seed a seat's policy is reset with in one game (``sides``: the agent names)."""
+    tags = [zlib.crc32(name.encode()) for name in sides]
     return int(np.random.SeedSequence([arena_seed, deal, *tags, seat, 1]).generate_state(1)[0])
 
 
@@ -181,10 +201,11 @@ def _record_key(record: dict[str, Any]) -> tuple[int, str, str]:
 
 
 def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int,
-                 repair: bool = True) -> list[dict[str, Any]]:
+                 agents: dict[str, str], repair: bool = True) -> list[dict[str, Any]]:
     """The games recorded in ``path``; ``ArenaError`` if any is from another game, other
-    options or another arena seed. An incomplete last line (a run killed mid-write) is cut
-    off the file when ``repair``."""
+    options or another arena seed, or names one of ``agents`` (``{name: spec}``) with
+    another spec. An incomplete last line (a run killed mid-write) is cut off the file
+    when ``repair``."""
     if not path.exists():
         return []
     records = []
@@ -211,6 +232,11 @@ def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int
                                 ("format", RECORD_FORMAT))
             if record.get(field) != want
         ]
+        mismatch += [
+            f"agent {name!r} was {spec!r} (this run: {agents[name]!r})"
+            for name, spec in record.get("specs", {}).items()
+            if name in agents and agents[name] != spec
+        ]
         if mismatch:
             raise ArenaError(f"{path}:{number} is a record of another run: {'; '.join(mismatch)}; "
                              f"use another --out")
@@ -223,7 +249,7 @@ def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int
 
 def run_arena(
     game: str,
-    specs: Sequence[str],
+    agents: Sequence[str],
     games: int,
     seed: int = 0,
     out: str | Path | None = None,
@@ -232,7 +258,10 @@ def run_arena(
     n_bootstrap: int = 1000,
     **env_kwargs: Any,
 ) -> dict[str, Any]:
-    """Play the duplicate round robin of ``specs`` on ``game`` and rate them.
+    """Play the duplicate round robin of ``agents`` on ``game`` and rate them.
+
+    ``agents`` are policy specs (:mod:`agents.registry`), each optionally named
+    ``NAME=SPEC`` (to tell two instances of one spec apart, or to shorten a checkpoint path).
 
     ``games`` is the number of games per pair (positive and even: each deal is played
     twice). ``env_kwargs`` are the game's keywords (``variant="turncoat"``, ``max_hands=50``,
@@ -242,15 +271,15 @@ def run_arena(
 
     Returns a dict with:
 
-    * ``ratings``: ``{spec: (elo, low95, high95)}`` (:func:`agents.elo.fit_ratings`);
+    * ``ratings``: ``{name: (elo, low95, high95)}`` (:func:`agents.elo.fit_ratings`);
     * ``leaderboard``: rows (best first) of ``rank, agent, elo, low, high, games, score,
       draws`` (score and draws as fractions of the agent's games);
     * ``score_matrix``: ``{"agents", "score", "games"}``: mean score of row against column;
     * ``records``: the game records of this schedule (see ``docs/arena.md``);
-    * ``game``, ``options``, ``agents``, ``anchor``, ``games_per_pair``, ``seed`` and
-      ``files`` (paths written, by kind).
+    * ``game``, ``options``, ``agents`` (names), ``specs`` (``{name: spec}``), ``anchor``,
+      ``games_per_pair``, ``seed`` and ``files`` (paths written, by kind).
     """
-    arena = Arena(game, specs, games, seed, out, resume, env_kwargs)
+    arena = Arena(game, agents, games, seed, out, resume, env_kwargs)
     return arena.run(progress=progress, n_bootstrap=n_bootstrap)
 
 
@@ -258,13 +287,12 @@ class Arena:
     """A checked tournament, ready to play: everything that can be wrong with the input
     fails in ``__init__`` (``ArenaError``/``FileNotFoundError``), before any game."""
 
-    def __init__(self, game: str, specs: Sequence[str], games: int, seed: int = 0,
+    def __init__(self, game: str, agents: Sequence[str], games: int, seed: int = 0,
                  out: str | Path | None = None, resume: bool = False,
                  env_kwargs: dict[str, Any] | None = None) -> None:
         self.game = _check_game(game)
-        self.specs = list(specs)
-        if len(self.specs) < 2 or len(set(self.specs)) != len(self.specs):
-            raise ArenaError(f"--agents needs at least two different specs, got {self.specs}")
+        self.specs = parse_agents(agents)
+        self.agents = list(self.specs)
         if isinstance(games, bool) or not isinstance(games, int) or games <= 0 or games % 2:
             raise ArenaError(f"--games must be a positive even number (each deal is played "
                              f"twice, sides swapped), got {games!r}")
@@ -278,8 +306,8 @@ class Arena:
         self.team_seats = [[s for s, t in enumerate(self.team_of_seat) if t == team]
                            for team in (0, 1)]
         rules = {k: v for k, v in self.options.items() if k != "reward"}
-        self.pool = {spec: [load_policy(spec, self.game, seed, rules)
-                            for _ in self.team_seats[0]] for spec in self.specs}
+        self.pool = {name: [load_policy(spec, self.game, seed, rules)
+                            for _ in self.team_seats[0]] for name, spec in self.specs.items()}
         self.out = Path(out) if out is not None else None
         self.path = self.out / RECORD_FILE if self.out is not None else None
         self.recorded: dict[tuple[int, str, str], dict[str, Any]] = {}
@@ -287,10 +315,11 @@ class Arena:
             if self.path.exists() and self.path.stat().st_size and not resume:
                 raise ArenaError(f"{self.path} already holds a record; pass --resume to "
                                  f"continue it or choose another --out")
-            for record in read_records(self.path, self.game, self.options, seed):
+            for record in read_records(self.path, self.game, self.options, seed, self.specs):
                 self.recorded[_record_key(record)] = record
-        self.plan = schedule(self.specs, games)
-        self.anchor = "random" if "random" in self.specs else self.specs[0]
+        self.plan = schedule(self.agents, games)
+        randoms = [name for name, spec in self.specs.items() if spec == "random"]
+        self.anchor = "random" if "random" in randoms else (randoms or self.agents)[0]
 
     def run(self, progress: bool = True, n_bootstrap: int = 1000) -> dict[str, Any]:
         """Play the games not yet recorded, then rate (see :func:`run_arena`)."""
@@ -314,8 +343,9 @@ class Arena:
             if record_file is not None:
                 record_file.close()
         records = [self.recorded[key] for key in self.plan]
-        report = summarize(records, self.specs, self.anchor, n_bootstrap, self.seed)
-        report.update(game=self.game, options=self.options, agents=self.specs,
+        report = summarize(records, self.agents, self.anchor, n_bootstrap, self.seed)
+        report.update(game=self.game, options=self.options, agents=self.agents,
+                      specs=self.specs,
                       anchor=self.anchor, games_per_pair=self.games, seed=self.seed,
                       records=records, files={})
         extra = len(self.recorded) - len(self.plan)
@@ -329,12 +359,12 @@ class Arena:
     def play(self, deal: int, side_0: str, side_1: str) -> dict[str, Any]:
         """Play the game of ``deal`` with ``side_0`` as team 0, and return its record."""
         sides = (side_0, side_1)
-        seat_specs = [sides[team] for team in self.team_of_seat]
-        seat_policies: list[Policy] = [None] * len(seat_specs)
+        seat_agents = [sides[team] for team in self.team_of_seat]
+        seat_policies: list[Policy] = [None] * len(seat_agents)
         for team, seats in enumerate(self.team_seats):
             for slot, seat in enumerate(seats):
                 seat_policies[seat] = self.pool[sides[team]][slot]
-        seeds = [policy_seed(self.seed, deal, sides, seat) for seat in range(len(seat_specs))]
+        seeds = [policy_seed(self.seed, deal, sides, seat) for seat in range(len(seat_agents))]
         agents = self.env.possible_agents
         started = time.perf_counter()
         played = play_game(self.env, seat_policies, env_seed(self.seed, deal), seeds)
@@ -342,7 +372,8 @@ class Arena:
             "format": RECORD_FORMAT, "game": self.game, "options": self.options,
             "arena_seed": self.seed, "deal": deal, "sides": list(sides),
             "teams": dict(zip(self.team_names, sides, strict=True)),
-            "seats": dict(zip(agents, seat_specs, strict=True)),
+            "specs": {name: self.specs[name] for name in sides},
+            "seats": dict(zip(agents, seat_agents, strict=True)),
             "env_seed": env_seed(self.seed, deal),
             "policy_seeds": dict(zip(agents, seeds, strict=True)),
             **played,
@@ -384,12 +415,12 @@ def results_of(records: Sequence[dict[str, Any]]) -> list[tuple[str, str, float,
     return results
 
 
-def summarize(records: Sequence[dict[str, Any]], specs: Sequence[str], anchor: str,
+def summarize(records: Sequence[dict[str, Any]], agents: Sequence[str], anchor: str,
               n_bootstrap: int, seed: int) -> dict[str, Any]:
     """Ratings, leaderboard rows and the score matrix of ``records``."""
     results = results_of(records)
     ratings = fit_ratings(results, anchor=anchor, n_bootstrap=n_bootstrap, seed=seed)
-    agents, score, games = score_matrix(results, specs)
+    agents, score, games = score_matrix(results, agents)
     played = dict.fromkeys(agents, 0)
     points = dict.fromkeys(agents, 0.0)
     draws = dict.fromkeys(agents, 0)
@@ -471,7 +502,7 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
     for agent, row in zip(matrix["agents"], matrix["score"], strict=True):
         writer.writerow([agent, *("" if math.isnan(x) else f"{x:.4f}" for x in row)])
     files["scores"].write_text(buffer.getvalue())
-    summary = {key: report[key] for key in ("game", "options", "agents", "anchor",
+    summary = {key: report[key] for key in ("game", "options", "agents", "specs", "anchor",
                                             "games_per_pair", "seed", "leaderboard")}
     summary["score_matrix"] = {**matrix, "score": [[None if math.isnan(x) else x for x in row]
                                                    for row in matrix["score"]]}
@@ -514,7 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", help=f"one of: {', '.join(feral_envs.GAMES)}")
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help=f"policy specs ({known_specs()}); at least two")
+                        help=f"policy specs ({known_specs()}), each optionally named "
+                             f"NAME=SPEC; at least two")
     parser.add_argument("--games", type=int, required=True,
                         help="games per pair of agents (even: each deal is played twice)")
     parser.add_argument("--seed", type=int, default=0, help="arena seed (deals and policies)")

@@ -218,6 +218,24 @@ def test_resume_continues_an_interrupted_run(toys, extra_specs, tmp_path):
         json.loads(line) for line in kept.splitlines()]
 
 
+def test_named_agents_tell_one_spec_apart(toys, tmp_path):
+    report = run_arena("toy_cards", ["random", "b=random", "best=heuristic"], 2, out=tmp_path,
+                       progress=False, n_bootstrap=10)
+    assert report["agents"] == ["random", "b", "best"]
+    assert report["specs"] == {"random": "random", "b": "random", "best": "heuristic"}
+    assert set(report["ratings"]) == {"random", "b", "best"}
+    record = report["records"][0]
+    assert record["sides"] == ["random", "b"] and record["seats"]["e"] == "b"
+    assert record["specs"] == {"random": "random", "b": "random"}
+    with pytest.raises(ArenaError, match="agent 'b' was 'random' \\(this run: 'heuristic'\\)"):
+        run_arena("toy_cards", ["random", "b=heuristic"], 2, out=tmp_path, resume=True)
+    again = run_arena("toy_cards", ["random", "b=random", "c=random"], 2, out=tmp_path,
+                      resume=True, progress=False, n_bootstrap=10)
+    assert again["records"][:2] == report["records"][:2]
+    assert run_arena("toy_cards", ["x=heuristic", "b=random"], 2, progress=False,
+                     n_bootstrap=10)["anchor"] == "b"
+
+
 def test_resume_with_more_games_adds_deals(toys, tmp_path):
     first = run_arena("toy_duel", ["random", "heuristic"], 4, out=tmp_path, progress=False)
     more = run_arena("toy_duel", ["random", "heuristic"], 8, out=tmp_path, progress=False,
@@ -234,7 +252,7 @@ def test_resume_with_more_games_adds_deals(toys, tmp_path):
 def test_resume_refuses_a_record_of_another_run(toys, tmp_path, change, message):
     run_arena("toy_cards", ["random", "heuristic"], 2, out=tmp_path, progress=False)
     before = (tmp_path / "records.jsonl").read_bytes()
-    arguments = {"game": "toy_cards", "specs": ["random", "heuristic"], "games": 2,
+    arguments = {"game": "toy_cards", "agents": ["random", "heuristic"], "games": 2,
                  "out": tmp_path, "progress": False, "resume": True, **change}
     with pytest.raises(ArenaError, match=message):
         run_arena(**arguments)
@@ -251,10 +269,12 @@ def test_an_existing_record_needs_resume(toys, tmp_path):
 
 @pytest.mark.parametrize("arguments, error, message", [
     ({"game": "no_game"}, ArenaError, "unknown game 'no_game'"),
-    ({"specs": ["random"]}, ArenaError, "at least two different"),
-    ({"specs": ["random", "random"]}, ArenaError, "at least two different"),
-    ({"specs": ["random", "nope"]}, ValueError, "unknown policy spec 'nope'"),
-    ({"specs": ["random", "ppo:/no/such.zip"]}, FileNotFoundError, "does not exist"),
+    ({"agents": ["random"]}, ArenaError, "at least two agents"),
+    ({"agents": ["random", "random"]}, ArenaError, "'random' is listed twice"),
+    ({"agents": ["random", "random=heuristic"]}, ArenaError, "'random' is listed twice"),
+    ({"agents": ["random", "nope"]}, ValueError, "unknown policy spec 'nope'"),
+    ({"agents": ["random", "b=nope"]}, ValueError, "unknown policy spec 'nope'"),
+    ({"agents": ["random", "ppo:/no/such.zip"]}, FileNotFoundError, "does not exist"),
     ({"games": 0}, ArenaError, "positive even"),
     ({"games": 3}, ArenaError, "positive even"),
     ({"seed": -1}, ArenaError, "seed"),
@@ -263,7 +283,7 @@ def test_an_existing_record_needs_resume(toys, tmp_path):
     ({"reward": "points"}, ArenaError, "reward is always 'win'"),
 ])
 def test_bad_input_is_refused_before_playing(toys, tmp_path, arguments, error, message):
-    call = {"game": "toy_duel", "specs": ["random", "heuristic"], "games": 2,
+    call = {"game": "toy_duel", "agents": ["random", "heuristic"], "games": 2,
             "out": tmp_path / "run", "progress": False, **arguments}
     with pytest.raises(error, match=message):
         run_arena(**call)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import core_of, game_keyword_params, game_params, random_action
+from common import core_of, game_keyword_params, game_params, random_action
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 

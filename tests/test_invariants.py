@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import core_of, game_keyword_params, random_action
+from common import core_of, game_keyword_params, random_action
 
 import feral_envs
 

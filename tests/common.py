@@ -1,4 +1,4 @@
-"""Shared test helpers: which games are importable and every keyword combination of each."""
+"""Shared test helpers (importable as `common`): the games present and their keyword combinations."""
 
 from __future__ import annotations
 

@@ -201,24 +201,17 @@ def _record_key(record: dict[str, Any]) -> tuple[int, str, str]:
 
 
 def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int,
-                 agents: dict[str, str], repair: bool = True) -> list[dict[str, Any]]:
-    """The games recorded in ``path``; ``ArenaError`` if any is from another game, other
-    options or another arena seed, or names one of ``agents`` (``{name: spec}``) with
-    another spec. An incomplete last line (a run killed mid-write) is cut off the file
-    when ``repair``."""
+                 agents: dict[str, str]) -> tuple[list[dict[str, Any]], int]:
+    """The games recorded in ``path`` and the length in bytes of its complete lines (less
+    than the file's if a run was killed mid-write; the file is not changed here).
+    ``ArenaError`` if a game is from another game, other options or another arena seed, or
+    names one of ``agents`` (``{name: spec}``) with another spec."""
     if not path.exists():
-        return []
+        return [], 0
     records = []
-    text = path.read_text()
-    lines = text.split("\n")
-    complete = lines[:-1]  # a file of complete lines ends with "\n": the last piece is ""
-    if lines[-1]:
-        if not repair:
-            raise ArenaError(f"{path}: the last line is incomplete")
-        print(f"arena: {path}: dropping an incomplete last line (a run killed mid-write)",
-              file=sys.stderr)
-        with path.open("r+") as f:
-            f.truncate(len(text.encode()) - len(lines[-1].encode()))
+    data = path.read_bytes()
+    complete_bytes = data.rfind(b"\n") + 1  # a file of complete lines ends with "\n"
+    complete = data[:complete_bytes].decode().split("\n")[:-1]
     for number, line in enumerate(complete, 1):
         if not line.strip():
             continue
@@ -241,7 +234,7 @@ def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int
             raise ArenaError(f"{path}:{number} is a record of another run: {'; '.join(mismatch)}; "
                              f"use another --out")
         records.append(record)
-    return records
+    return records, complete_bytes
 
 
 # --------------------------------------------------------------------------- run_arena
@@ -311,11 +304,14 @@ class Arena:
         self.out = Path(out) if out is not None else None
         self.path = self.out / RECORD_FILE if self.out is not None else None
         self.recorded: dict[tuple[int, str, str], dict[str, Any]] = {}
+        self._complete_bytes = 0
         if self.path is not None:
             if self.path.exists() and self.path.stat().st_size and not resume:
                 raise ArenaError(f"{self.path} already holds a record; pass --resume to "
                                  f"continue it or choose another --out")
-            for record in read_records(self.path, self.game, self.options, seed, self.specs):
+            records, self._complete_bytes = read_records(
+                self.path, self.game, self.options, seed, self.specs)
+            for record in records:
                 self.recorded[_record_key(record)] = record
         self.plan = schedule(self.agents, games)
         randoms = [name for name, spec in self.specs.items() if spec == "random"]
@@ -327,6 +323,11 @@ class Arena:
         bar = _progress_bar(len(self.plan), len(self.plan) - len(todo), self.game, progress)
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and self.path.stat().st_size > self._complete_bytes:
+                print(f"arena: {self.path}: dropping an incomplete last line (a run killed "
+                      f"mid-write)", file=sys.stderr)
+                with self.path.open("r+b") as f:
+                    f.truncate(self._complete_bytes)
         record_file = self.path.open("a") if self.path is not None else None
         try:
             for key in todo:

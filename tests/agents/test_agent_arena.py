@@ -251,6 +251,8 @@ def test_resume_with_more_games_adds_deals(toys, tmp_path):
 ])
 def test_resume_refuses_a_record_of_another_run(toys, tmp_path, change, message):
     run_arena("toy_cards", ["random", "heuristic"], 2, out=tmp_path, progress=False)
+    with (tmp_path / "records.jsonl").open("a") as f:
+        f.write('{"format": 1, "ga')  # killed mid-write: still left alone on refusal
     before = (tmp_path / "records.jsonl").read_bytes()
     arguments = {"game": "toy_cards", "agents": ["random", "heuristic"], "games": 2,
                  "out": tmp_path, "progress": False, "resume": True, **change}

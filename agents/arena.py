@@ -51,8 +51,15 @@ from agents.registry import known_specs, load_policy
 RECORD_FORMAT = 1
 """Version of the record lines' layout (``"format"`` in each line)."""
 RECORD_FILE = "records.jsonl"
-GAME_KEYWORDS = ("variant", "mode", "setup", "target_score", "take_a_lead", "max_hands",
-                 "max_moves")
+GAME_KEYWORDS = (
+    "variant",
+    "mode",
+    "setup",
+    "target_score",
+    "take_a_lead",
+    "max_hands",
+    "max_moves",
+)
 """Game keywords the command line offers (each game takes some of them)."""
 
 
@@ -74,8 +81,11 @@ def game_options(game: str, keywords: dict[str, Any]) -> dict[str, Any]:
     if "render_mode" in keywords:
         raise ArenaError("the arena renders nothing: render_mode is not an arena keyword")
     parameters = inspect.signature(feral_envs.env_module(game).raw_env).parameters
-    accepted = {name: p.default for name, p in parameters.items()
-                if name != "render_mode" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    accepted = {
+        name: p.default
+        for name, p in parameters.items()
+        if name != "render_mode" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
     unknown = sorted(set(keywords) - set(accepted))
     if unknown:
         raise ArenaError(
@@ -133,8 +143,9 @@ def policy_seed(arena_seed: int, deal: int, sides: tuple[str, str], seat: int) -
 # ------------------------------------------------------------------------------ a game
 
 
-def play_game(env: Any, seat_policies: Sequence[Policy], seed: int,
-              policy_seeds: Sequence[int]) -> dict[str, Any]:
+def play_game(
+    env: Any, seat_policies: Sequence[Policy], seed: int, policy_seeds: Sequence[int]
+) -> dict[str, Any]:
     """Play one game on ``env`` (``reward="win"``) and describe it.
 
     Returns ``end`` (``"terminated"``/``"truncated"``), ``winner`` (the team the env's
@@ -200,8 +211,9 @@ def _record_key(record: dict[str, Any]) -> tuple[int, str, str]:
     return record["deal"], record["sides"][0], record["sides"][1]
 
 
-def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int,
-                 agents: dict[str, str]) -> tuple[list[dict[str, Any]], int]:
+def read_records(
+    path: Path, game: str, options: dict[str, Any], arena_seed: int, agents: dict[str, str]
+) -> tuple[list[dict[str, Any]], int]:
     """The games recorded in ``path`` and the length in bytes of its complete lines (less
     than the file's if a run was killed mid-write; the file is not changed here).
     ``ArenaError`` if a game is from another game, other options or another arena seed, or
@@ -221,8 +233,12 @@ def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int
             raise ArenaError(f"{path}:{number} is not a JSON record") from None
         mismatch = [
             f"{field} {record.get(field)!r} (this run: {want!r})"
-            for field, want in (("game", game), ("options", options), ("arena_seed", arena_seed),
-                                ("format", RECORD_FORMAT))
+            for field, want in (
+                ("game", game),
+                ("options", options),
+                ("arena_seed", arena_seed),
+                ("format", RECORD_FORMAT),
+            )
             if record.get(field) != want
         ]
         mismatch += [
@@ -231,8 +247,10 @@ def read_records(path: Path, game: str, options: dict[str, Any], arena_seed: int
             if name in agents and agents[name] != spec
         ]
         if mismatch:
-            raise ArenaError(f"{path}:{number} is a record of another run: {'; '.join(mismatch)}; "
-                             f"use another --out")
+            raise ArenaError(
+                f"{path}:{number} is a record of another run: {'; '.join(mismatch)}; "
+                f"use another --out"
+            )
         records.append(record)
     return records, complete_bytes
 
@@ -280,15 +298,24 @@ class Arena:
     """A checked tournament, ready to play: everything that can be wrong with the input
     fails in ``__init__`` (``ArenaError``/``FileNotFoundError``), before any game."""
 
-    def __init__(self, game: str, agents: Sequence[str], games: int, seed: int = 0,
-                 out: str | Path | None = None, resume: bool = False,
-                 env_kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        agents: Sequence[str],
+        games: int,
+        seed: int = 0,
+        out: str | Path | None = None,
+        resume: bool = False,
+        env_kwargs: dict[str, Any] | None = None,
+    ) -> None:
         self.game = _check_game(game)
         self.specs = parse_agents(agents)
         self.agents = list(self.specs)
         if isinstance(games, bool) or not isinstance(games, int) or games <= 0 or games % 2:
-            raise ArenaError(f"--games must be a positive even number (each deal is played "
-                             f"twice, sides swapped), got {games!r}")
+            raise ArenaError(
+                f"--games must be a positive even number (each deal is played "
+                f"twice, sides swapped), got {games!r}"
+            )
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ArenaError(f"--seed must be an integer >= 0, got {seed!r}")
         self.games, self.seed = games, seed
@@ -296,21 +323,27 @@ class Arena:
         self.env = _make_env(self.game, self.options)
         raw = self.env.unwrapped
         self.team_of_seat, self.team_names = raw.team_of_seat, raw.team_names
-        self.team_seats = [[s for s, t in enumerate(self.team_of_seat) if t == team]
-                           for team in (0, 1)]
+        self.team_seats = [
+            [s for s, t in enumerate(self.team_of_seat) if t == team] for team in (0, 1)
+        ]
         rules = {k: v for k, v in self.options.items() if k != "reward"}
-        self.pool = {name: [load_policy(spec, self.game, seed, rules)
-                            for _ in self.team_seats[0]] for name, spec in self.specs.items()}
+        self.pool = {
+            name: [load_policy(spec, self.game, seed, rules) for _ in self.team_seats[0]]
+            for name, spec in self.specs.items()
+        }
         self.out = Path(out) if out is not None else None
         self.path = self.out / RECORD_FILE if self.out is not None else None
         self.recorded: dict[tuple[int, str, str], dict[str, Any]] = {}
         self._complete_bytes = 0
         if self.path is not None:
             if self.path.exists() and self.path.stat().st_size and not resume:
-                raise ArenaError(f"{self.path} already holds a record; pass --resume to "
-                                 f"continue it or choose another --out")
+                raise ArenaError(
+                    f"{self.path} already holds a record; pass --resume to "
+                    f"continue it or choose another --out"
+                )
             records, self._complete_bytes = read_records(
-                self.path, self.game, self.options, seed, self.specs)
+                self.path, self.game, self.options, seed, self.specs
+            )
             for record in records:
                 self.recorded[_record_key(record)] = record
         self.plan = schedule(self.agents, games)
@@ -324,8 +357,11 @@ class Arena:
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
             if self.path.exists() and self.path.stat().st_size > self._complete_bytes:
-                print(f"arena: {self.path}: dropping an incomplete last line (a run killed "
-                      f"mid-write)", file=sys.stderr)
+                print(
+                    f"arena: {self.path}: dropping an incomplete last line (a run killed "
+                    f"mid-write)",
+                    file=sys.stderr,
+                )
                 with self.path.open("r+b") as f:
                     f.truncate(self._complete_bytes)
         record_file = self.path.open("a") if self.path is not None else None
@@ -345,14 +381,24 @@ class Arena:
                 record_file.close()
         records = [self.recorded[key] for key in self.plan]
         report = summarize(records, self.agents, self.anchor, n_bootstrap, self.seed)
-        report.update(game=self.game, options=self.options, agents=self.agents,
-                      specs=self.specs,
-                      anchor=self.anchor, games_per_pair=self.games, seed=self.seed,
-                      records=records, files={})
+        report.update(
+            game=self.game,
+            options=self.options,
+            agents=self.agents,
+            specs=self.specs,
+            anchor=self.anchor,
+            games_per_pair=self.games,
+            seed=self.seed,
+            records=records,
+            files={},
+        )
         extra = len(self.recorded) - len(self.plan)
         if extra and progress:
-            print(f"arena: {extra} recorded games are not in this schedule (other agents or "
-                  f"more games) and are left out of the ratings", file=sys.stderr)
+            print(
+                f"arena: {extra} recorded games are not in this schedule (other agents or "
+                f"more games) and are left out of the ratings",
+                file=sys.stderr,
+            )
         if self.out is not None:
             report["files"] = write_reports(report, self.out)
         return report
@@ -370,8 +416,12 @@ class Arena:
         started = time.perf_counter()
         played = play_game(self.env, seat_policies, env_seed(self.seed, deal), seeds)
         return {
-            "format": RECORD_FORMAT, "game": self.game, "options": self.options,
-            "arena_seed": self.seed, "deal": deal, "sides": list(sides),
+            "format": RECORD_FORMAT,
+            "game": self.game,
+            "options": self.options,
+            "arena_seed": self.seed,
+            "deal": deal,
+            "sides": list(sides),
             "teams": dict(zip(self.team_names, sides, strict=True)),
             "specs": {name: self.specs[name] for name in sides},
             "seats": dict(zip(agents, seat_agents, strict=True)),
@@ -397,8 +447,14 @@ def _progress_bar(total: int, initial: int, game: str, enabled: bool) -> Any:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover: tqdm is in the train extra
         return None
-    return tqdm(total=total, initial=initial, desc=f"arena {game}", unit="game",
-                file=sys.stderr, dynamic_ncols=True)
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=f"arena {game}",
+        unit="game",
+        file=sys.stderr,
+        dynamic_ncols=True,
+    )
 
 
 # ----------------------------------------------------------------------------- reports
@@ -416,8 +472,13 @@ def results_of(records: Sequence[dict[str, Any]]) -> list[tuple[str, str, float,
     return results
 
 
-def summarize(records: Sequence[dict[str, Any]], agents: Sequence[str], anchor: str,
-              n_bootstrap: int, seed: int) -> dict[str, Any]:
+def summarize(
+    records: Sequence[dict[str, Any]],
+    agents: Sequence[str],
+    anchor: str,
+    n_bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
     """Ratings, leaderboard rows and the score matrix of ``records``."""
     results = results_of(records)
     ratings = fit_ratings(results, anchor=anchor, n_bootstrap=n_bootstrap, seed=seed)
@@ -435,9 +496,16 @@ def summarize(records: Sequence[dict[str, Any]], agents: Sequence[str], anchor: 
             draws[b] += 1
     order = sorted(agents, key=lambda agent: (-ratings[agent][0], agents.index(agent)))
     leaderboard = [
-        {"rank": rank, "agent": agent, "elo": ratings[agent][0], "low": ratings[agent][1],
-         "high": ratings[agent][2], "games": played[agent],
-         "score": points[agent] / played[agent], "draws": draws[agent] / played[agent]}
+        {
+            "rank": rank,
+            "agent": agent,
+            "elo": ratings[agent][0],
+            "low": ratings[agent][1],
+            "high": ratings[agent][2],
+            "games": played[agent],
+            "score": points[agent] / played[agent],
+            "draws": draws[agent] / played[agent],
+        }
         for rank, agent in enumerate(order, 1)
     ]
     return {
@@ -466,9 +534,13 @@ def leaderboard_table(report: dict[str, Any]) -> str:
             f"{row['games']} | {100 * row['score']:.1f} | {100 * row['draws']:.1f} |"
         )
     matrix = report["score_matrix"]
-    lines += ["", "Score % of the row agent against the column agent:", "",
-              "| | " + " | ".join(matrix["agents"]) + " |",
-              "| --- |" + " ---: |" * len(matrix["agents"])]
+    lines += [
+        "",
+        "Score % of the row agent against the column agent:",
+        "",
+        "| | " + " | ".join(matrix["agents"]) + " |",
+        "| --- |" + " ---: |" * len(matrix["agents"]),
+    ]
     for agent, row in zip(matrix["agents"], matrix["score"], strict=True):
         cells = ["" if math.isnan(x) else f"{100 * x:.1f}" for x in row]
         lines.append(f"| {agent} | " + " | ".join(cells) + " |")
@@ -483,18 +555,31 @@ def _interval(row: dict[str, Any]) -> str:
 
 def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
     """Write leaderboard.md/.csv, scores.csv, ratings.json and ratings.png into ``out``."""
-    files = {"records": out / RECORD_FILE, "markdown": out / "leaderboard.md",
-             "csv": out / "leaderboard.csv", "scores": out / "scores.csv",
-             "json": out / "ratings.json", "plot": out / "ratings.png"}
+    files = {
+        "records": out / RECORD_FILE,
+        "markdown": out / "leaderboard.md",
+        "csv": out / "leaderboard.csv",
+        "scores": out / "scores.csv",
+        "json": out / "ratings.json",
+        "plot": out / "ratings.png",
+    }
     files["markdown"].write_text(leaderboard_table(report))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["rank", "agent", "elo", "low95", "high95", "games", "score_pct",
-                     "draw_pct"])
+    writer.writerow(["rank", "agent", "elo", "low95", "high95", "games", "score_pct", "draw_pct"])
     for row in report["leaderboard"]:
-        writer.writerow([row["rank"], row["agent"], f"{row['elo']:.1f}", f"{row['low']:.1f}",
-                         f"{row['high']:.1f}", row["games"], f"{100 * row['score']:.2f}",
-                         f"{100 * row['draws']:.2f}"])
+        writer.writerow(
+            [
+                row["rank"],
+                row["agent"],
+                f"{row['elo']:.1f}",
+                f"{row['low']:.1f}",
+                f"{row['high']:.1f}",
+                row["games"],
+                f"{100 * row['score']:.2f}",
+                f"{100 * row['draws']:.2f}",
+            ]
+        )
     files["csv"].write_text(buffer.getvalue())
     matrix = report["score_matrix"]
     buffer = io.StringIO()
@@ -503,10 +588,23 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
     for agent, row in zip(matrix["agents"], matrix["score"], strict=True):
         writer.writerow([agent, *("" if math.isnan(x) else f"{x:.4f}" for x in row)])
     files["scores"].write_text(buffer.getvalue())
-    summary = {key: report[key] for key in ("game", "options", "agents", "specs", "anchor",
-                                            "games_per_pair", "seed", "leaderboard")}
-    summary["score_matrix"] = {**matrix, "score": [[None if math.isnan(x) else x for x in row]
-                                                   for row in matrix["score"]]}
+    summary = {
+        key: report[key]
+        for key in (
+            "game",
+            "options",
+            "agents",
+            "specs",
+            "anchor",
+            "games_per_pair",
+            "seed",
+            "leaderboard",
+        )
+    }
+    summary["score_matrix"] = {
+        **matrix,
+        "score": [[None if math.isnan(x) else x for x in row] for row in matrix["score"]],
+    }
     files["json"].write_text(json.dumps(summary, indent=1) + "\n")
     plot_ratings(report, files["plot"])
     return {kind: str(path) for kind, path in files.items()}
@@ -542,20 +640,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agents.arena",
         description="Duplicate round robin between policies, rated on the Elo scale "
-                    "(docs/arena.md).",
+        "(docs/arena.md).",
     )
     parser.add_argument("game", help=f"one of: {', '.join(feral_envs.GAMES)}")
-    parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help=f"policy specs ({known_specs()}), each optionally named "
-                             f"NAME=SPEC; at least two")
-    parser.add_argument("--games", type=int, required=True,
-                        help="games per pair of agents (even: each deal is played twice)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help=f"policy specs ({known_specs()}), each optionally named NAME=SPEC; at least two",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        required=True,
+        help="games per pair of agents (even: each deal is played twice)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="arena seed (deals and policies)")
     parser.add_argument("--out", help="output folder (default: arena_runs/GAME-TIME)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the record in --out, skipping the games it holds")
-    parser.add_argument("--bootstrap", type=int, default=1000,
-                        help="bootstrap replicates for the intervals (default 1000)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the record in --out, skipping the games it holds",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="bootstrap replicates for the intervals (default 1000)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     keywords = parser.add_argument_group("game keywords (as the game's env takes them)")
     for name in GAME_KEYWORDS:
@@ -570,8 +683,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.resume and not args.out:
         parser.error("--resume needs the --out folder of the run to continue")
     out = args.out or f"arena_runs/{args.game}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    keywords = {name: getattr(args, name) for name in GAME_KEYWORDS
-                if getattr(args, name) is not None}
+    keywords = {
+        name: getattr(args, name) for name in GAME_KEYWORDS if getattr(args, name) is not None
+    }
     try:
         arena = Arena(args.game, args.agents, args.games, args.seed, out, args.resume, keywords)
         if args.bootstrap < 0:
@@ -583,8 +697,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         report = arena.run(progress=not args.no_progress, n_bootstrap=args.bootstrap)
     except KeyboardInterrupt:
-        print(f"\n{parser.prog}: interrupted; continue with --resume --out {out}",
-              file=sys.stderr)
+        print(f"\n{parser.prog}: interrupted; continue with --resume --out {out}", file=sys.stderr)
         return 130
     print(leaderboard_table(report))
     print(f"written to {out}/: " + ", ".join(Path(p).name for p in report["files"].values()))

@@ -103,8 +103,9 @@ def fit_ratings(
         flat = vectors.reshape(len(groups), -1)
         for key in sorted(strata):
             members = strata[key]
-            counts = rng.multinomial(len(members), np.full(len(members), 1 / len(members)),
-                                     size=n_bootstrap)
+            counts = rng.multinomial(
+                len(members), np.full(len(members), 1 / len(members)), size=n_bootstrap
+            )
             totals += counts @ flat[members]
         boot = _fit(*_matrices(totals.reshape(n_bootstrap, 2, -1), pairs, k), a, prior_games)
         tail = (1 - confidence) / 2
@@ -150,14 +151,14 @@ def _parse(results: Iterable[Result]) -> tuple[list[str], list[tuple]]:
     names = set()
     for item in items:
         if not isinstance(item, (tuple, list)) or len(item) not in (3, 4):
-            raise ValueError(
-                f"result {item!r} must be (agent_a, agent_b, score_a) or (..., group)"
-            )
+            raise ValueError(f"result {item!r} must be (agent_a, agent_b, score_a) or (..., group)")
         a, b, score = item[0], item[1], item[2]
         if a == b:
             raise ValueError(f"result {item!r}: an agent cannot play itself")
-        if isinstance(score, bool) or not isinstance(score, (int, float, np.number)) or not (
-            0 <= score <= 1
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, (int, float, np.number))
+            or not (0 <= score <= 1)
         ):
             raise ValueError(f"result {item!r}: score_a must be a number in [0, 1]")
         names.update((a, b))

@@ -64,8 +64,13 @@ def measure(game: str, agents: list[str], seconds: float, **keywords) -> dict[st
             truncated += record["end"] == "truncated"
         deal += 1
     elapsed = time.perf_counter() - start
-    return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed,
-            "steps_per_game": decisions / games, "truncated": truncated / games, "games": games}
+    return {
+        "games_per_s": games / elapsed,
+        "decisions_per_s": decisions / elapsed,
+        "steps_per_game": decisions / games,
+        "truncated": truncated / games,
+        "games": games,
+    }
 
 
 def rating_fit_seconds(n_agents: int = 8, games_per_pair: int = 100, n_bootstrap: int = 1000):
@@ -95,13 +100,16 @@ def main() -> None:
         for agents in matchups(game):
             row = measure(game, agents, args.seconds)
             label = f"{game}: {agents[0]} vs {agents[1].split('=')[-1]}"
-            print(f"{label:<36} {row['games_per_s']:>9,.1f} games/s "
-                  f"{row['decisions_per_s']:>10,.0f} decisions/s  "
-                  f"{row['steps_per_game']:>7,.1f} decisions/game  "
-                  f"{100 * row['truncated']:5.1f}% truncated  ({row['games']} games)")
+            print(
+                f"{label:<36} {row['games_per_s']:>9,.1f} games/s "
+                f"{row['decisions_per_s']:>10,.0f} decisions/s  "
+                f"{row['steps_per_game']:>7,.1f} decisions/game  "
+                f"{100 * row['truncated']:5.1f}% truncated  ({row['games']} games)"
+            )
     seconds = rating_fit_seconds()
-    print(f"rating fit, 8 agents x 28 pairs x 100 games, 1000 bootstrap replicates: "
-          f"{seconds:.2f} s")
+    print(
+        f"rating fit, 8 agents x 28 pairs x 100 games, 1000 bootstrap replicates: {seconds:.2f} s"
+    )
 
 
 if __name__ == "__main__":

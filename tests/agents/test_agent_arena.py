@@ -81,16 +81,15 @@ def test_card_game_deals_are_replayed_with_team_seats_swapped(toys):
 
 def test_every_pair_plays_the_same_deals(toys, extra_specs):
     extra_specs("other", lambda argument, game, seed, keywords: RandomPolicy(seed, "other"))
-    records = run_arena("toy_cards", ["random", "heuristic", "other"], 4, progress=False)[
-        "records"]
+    records = run_arena("toy_cards", ["random", "heuristic", "other"], 4, progress=False)["records"]
     assert len(records) == 3 * 4
     seeds = defaultdict(set)
     for record in records:
         seeds[record["deal"]].add(record["env_seed"])
     assert sorted(seeds) == [0, 1] and all(len(s) == 1 for s in seeds.values())
     assert {frozenset(r["sides"]) for r in records} == {
-        frozenset(p) for p in (("random", "heuristic"), ("random", "other"),
-                               ("heuristic", "other"))}
+        frozenset(p) for p in (("random", "heuristic"), ("random", "other"), ("heuristic", "other"))
+    }
 
 
 def test_two_seat_game_swaps_colours(toys):
@@ -99,18 +98,24 @@ def test_two_seat_game_swaps_colours(toys):
         assert a["env_seed"] == b["env_seed"]
         assert a["seats"] == {"first": a["sides"][0], "second": a["sides"][1]}
         assert b["seats"] == {"first": a["sides"][1], "second": a["sides"][0]}
-        assert replay("toy_duel", a)[1]["first"].tolist() == replay("toy_duel", b)[1][
-            "first"].tolist()
+        assert (
+            replay("toy_duel", a)[1]["first"].tolist() == replay("toy_duel", b)[1]["first"].tolist()
+        )
 
 
 def test_records_replay_exactly_from_their_seeds(toys):
     records = run_arena("toy_cards", ["random", "heuristic"], 4, progress=False)["records"]
     env = feral_envs.make("toy_cards")
     for record in records:
-        policies = [load_policy(record["seats"][agent], "toy_cards", 0)
-                    for agent in env.possible_agents]
-        again = play_game(env, policies, record["env_seed"],
-                          [record["policy_seeds"][agent] for agent in env.possible_agents])
+        policies = [
+            load_policy(record["seats"][agent], "toy_cards", 0) for agent in env.possible_agents
+        ]
+        again = play_game(
+            env,
+            policies,
+            record["env_seed"],
+            [record["policy_seeds"][agent] for agent in env.possible_agents],
+        )
         assert again == {k: record[k] for k in again}
         raw, _ = replay("toy_cards", record)
         assert raw.scores == record["final_scores"]
@@ -127,8 +132,9 @@ def test_wins_draws_and_truncations_are_scored(toys):
         assert record["result"] == {"first": 0.5, "second": 0.5}
         assert record["steps"] == 2
     assert all(row["draws"] == 1.0 for row in drawn["leaderboard"])
-    cut = run_arena("toy_cards", ["random", "heuristic"], 40, progress=False, max_hands=2,
-                    target_score=99)["records"]
+    cut = run_arena(
+        "toy_cards", ["random", "heuristic"], 40, progress=False, max_hands=2, target_score=99
+    )["records"]
     level = 0
     for record in cut:
         ns, ew = record["final_scores"]["ns"], record["final_scores"]["ew"]
@@ -141,8 +147,7 @@ def test_wins_draws_and_truncations_are_scored(toys):
 
 
 def test_the_stronger_policy_rates_higher(toys):
-    report = run_arena("toy_duel", ["random", "heuristic"], 60, progress=False,
-                       n_bootstrap=200)
+    report = run_arena("toy_duel", ["random", "heuristic"], 60, progress=False, n_bootstrap=200)
     elo, low, high = report["ratings"]["heuristic"]
     assert 0 < low < elo < high
     assert report["ratings"]["random"] == (0.0, 0.0, 0.0)
@@ -165,8 +170,9 @@ def test_anchor_is_the_first_agent_without_random(toys, extra_specs):
 
 
 def test_reports_are_written(toys, tmp_path):
-    report = run_arena("toy_duel", ["random", "heuristic"], 6, out=tmp_path / "run",
-                       progress=False, n_bootstrap=50)
+    report = run_arena(
+        "toy_duel", ["random", "heuristic"], 6, out=tmp_path / "run", progress=False, n_bootstrap=50
+    )
     files = report["files"]
     lines = (tmp_path / "run" / "records.jsonl").read_text().splitlines()
     assert strip(json.loads(line) for line in lines) == strip(report["records"])
@@ -208,19 +214,35 @@ def test_resume_continues_an_interrupted_run(toys, extra_specs, tmp_path):
     # A run killed while writing leaves half a line: resume drops it.
     with (out / "records.jsonl").open("a") as f:
         f.write('{"format": 1, "game": "toy_c')
-    resumed = run_arena("toy_cards", specs, 6, seed=5, out=out, progress=False,
-                        resume=True, n_bootstrap=20, **options)
+    resumed = run_arena(
+        "toy_cards",
+        specs,
+        6,
+        seed=5,
+        out=out,
+        progress=False,
+        resume=True,
+        n_bootstrap=20,
+        **options,
+    )
     assert strip(resumed["records"]) == strip(whole["records"])
     assert resumed["ratings"] == whole["ratings"]
     text = (out / "records.jsonl").read_text()
     assert text.startswith(kept) and text.count("\n") == 18
     assert [json.loads(line) for line in text.splitlines()][: kept.count("\n")] == [
-        json.loads(line) for line in kept.splitlines()]
+        json.loads(line) for line in kept.splitlines()
+    ]
 
 
 def test_named_agents_tell_one_spec_apart(toys, tmp_path):
-    report = run_arena("toy_cards", ["random", "b=random", "best=heuristic"], 2, out=tmp_path,
-                       progress=False, n_bootstrap=10)
+    report = run_arena(
+        "toy_cards",
+        ["random", "b=random", "best=heuristic"],
+        2,
+        out=tmp_path,
+        progress=False,
+        n_bootstrap=10,
+    )
     assert report["agents"] == ["random", "b", "best"]
     assert report["specs"] == {"random": "random", "b": "random", "best": "heuristic"}
     assert set(report["ratings"]) == {"random", "b", "best"}
@@ -229,33 +251,55 @@ def test_named_agents_tell_one_spec_apart(toys, tmp_path):
     assert record["specs"] == {"random": "random", "b": "random"}
     with pytest.raises(ArenaError, match="agent 'b' was 'random' \\(this run: 'heuristic'\\)"):
         run_arena("toy_cards", ["random", "b=heuristic"], 2, out=tmp_path, resume=True)
-    again = run_arena("toy_cards", ["random", "b=random", "c=random"], 2, out=tmp_path,
-                      resume=True, progress=False, n_bootstrap=10)
+    again = run_arena(
+        "toy_cards",
+        ["random", "b=random", "c=random"],
+        2,
+        out=tmp_path,
+        resume=True,
+        progress=False,
+        n_bootstrap=10,
+    )
     assert again["records"][:2] == report["records"][:2]
-    assert run_arena("toy_cards", ["x=heuristic", "b=random"], 2, progress=False,
-                     n_bootstrap=10)["anchor"] == "b"
+    assert (
+        run_arena("toy_cards", ["x=heuristic", "b=random"], 2, progress=False, n_bootstrap=10)[
+            "anchor"
+        ]
+        == "b"
+    )
 
 
 def test_resume_with_more_games_adds_deals(toys, tmp_path):
     first = run_arena("toy_duel", ["random", "heuristic"], 4, out=tmp_path, progress=False)
-    more = run_arena("toy_duel", ["random", "heuristic"], 8, out=tmp_path, progress=False,
-                     resume=True)
+    more = run_arena(
+        "toy_duel", ["random", "heuristic"], 8, out=tmp_path, progress=False, resume=True
+    )
     assert more["records"][:4] == first["records"]
     assert [r["deal"] for r in more["records"]] == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"game": "toy_duel"}, "game 'toy_cards'"),
-    ({"max_hands": 3}, "options"),
-    ({"seed": 1}, "arena_seed 0"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"game": "toy_duel"}, "game 'toy_cards'"),
+        ({"max_hands": 3}, "options"),
+        ({"seed": 1}, "arena_seed 0"),
+    ],
+)
 def test_resume_refuses_a_record_of_another_run(toys, tmp_path, change, message):
     run_arena("toy_cards", ["random", "heuristic"], 2, out=tmp_path, progress=False)
     with (tmp_path / "records.jsonl").open("a") as f:
         f.write('{"format": 1, "ga')  # killed mid-write: still left alone on refusal
     before = (tmp_path / "records.jsonl").read_bytes()
-    arguments = {"game": "toy_cards", "agents": ["random", "heuristic"], "games": 2,
-                 "out": tmp_path, "progress": False, "resume": True, **change}
+    arguments = {
+        "game": "toy_cards",
+        "agents": ["random", "heuristic"],
+        "games": 2,
+        "out": tmp_path,
+        "progress": False,
+        "resume": True,
+        **change,
+    }
     with pytest.raises(ArenaError, match=message):
         run_arena(**arguments)
     assert (tmp_path / "records.jsonl").read_bytes() == before
@@ -269,24 +313,33 @@ def test_an_existing_record_needs_resume(toys, tmp_path):
     assert (tmp_path / "records.jsonl").read_bytes() == before
 
 
-@pytest.mark.parametrize("arguments, error, message", [
-    ({"game": "no_game"}, ArenaError, "unknown game 'no_game'"),
-    ({"agents": ["random"]}, ArenaError, "at least two agents"),
-    ({"agents": ["random", "random"]}, ArenaError, "'random' is listed twice"),
-    ({"agents": ["random", "random=heuristic"]}, ArenaError, "'random' is listed twice"),
-    ({"agents": ["random", "nope"]}, ValueError, "unknown policy spec 'nope'"),
-    ({"agents": ["random", "b=nope"]}, ValueError, "unknown policy spec 'nope'"),
-    ({"agents": ["random", "ppo:/no/such.zip"]}, FileNotFoundError, "does not exist"),
-    ({"games": 0}, ArenaError, "positive even"),
-    ({"games": 3}, ArenaError, "positive even"),
-    ({"seed": -1}, ArenaError, "seed"),
-    ({"variant": "low"}, ArenaError, "toy_duel does not take variant"),
-    ({"max_moves": 0}, ArenaError, "max_moves=0 is not allowed"),
-    ({"reward": "points"}, ArenaError, "reward is always 'win'"),
-])
+@pytest.mark.parametrize(
+    "arguments, error, message",
+    [
+        ({"game": "no_game"}, ArenaError, "unknown game 'no_game'"),
+        ({"agents": ["random"]}, ArenaError, "at least two agents"),
+        ({"agents": ["random", "random"]}, ArenaError, "'random' is listed twice"),
+        ({"agents": ["random", "random=heuristic"]}, ArenaError, "'random' is listed twice"),
+        ({"agents": ["random", "nope"]}, ValueError, "unknown policy spec 'nope'"),
+        ({"agents": ["random", "b=nope"]}, ValueError, "unknown policy spec 'nope'"),
+        ({"agents": ["random", "ppo:/no/such.zip"]}, FileNotFoundError, "does not exist"),
+        ({"games": 0}, ArenaError, "positive even"),
+        ({"games": 3}, ArenaError, "positive even"),
+        ({"seed": -1}, ArenaError, "seed"),
+        ({"variant": "low"}, ArenaError, "toy_duel does not take variant"),
+        ({"max_moves": 0}, ArenaError, "max_moves=0 is not allowed"),
+        ({"reward": "points"}, ArenaError, "reward is always 'win'"),
+    ],
+)
 def test_bad_input_is_refused_before_playing(toys, tmp_path, arguments, error, message):
-    call = {"game": "toy_duel", "agents": ["random", "heuristic"], "games": 2,
-            "out": tmp_path / "run", "progress": False, **arguments}
+    call = {
+        "game": "toy_duel",
+        "agents": ["random", "heuristic"],
+        "games": 2,
+        "out": tmp_path / "run",
+        "progress": False,
+        **arguments,
+    }
     with pytest.raises(error, match=message):
         run_arena(**call)
     assert not (tmp_path / "run").exists()

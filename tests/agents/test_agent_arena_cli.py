@@ -22,6 +22,7 @@ def toys(monkeypatch):
     toy_games.made_with.clear()
     return toy_games
 
+
 ROOT = Path(__file__).resolve().parents[2]
 TOY_CLI = str(Path(__file__).parent / "toy_arena_cli.py")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -29,33 +30,65 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 def run(*arguments, toy=True, timeout=120):
     command = [sys.executable, TOY_CLI] if toy else [sys.executable, "-m", "agents.arena"]
-    return subprocess.run([*command, *map(str, arguments)], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [*command, *map(str, arguments)],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_a_run_prints_and_writes_the_leaderboard(tmp_path):
     out = tmp_path / "run"
-    done = run("toy_duel", "--agents", "random", "heuristic", "--games", 6, "--out", out,
-               "--no-progress", "--bootstrap", 100)
+    done = run(
+        "toy_duel",
+        "--agents",
+        "random",
+        "heuristic",
+        "--games",
+        6,
+        "--out",
+        out,
+        "--no-progress",
+        "--bootstrap",
+        100,
+    )
     assert done.returncode == 0, done.stderr
     assert "| 1 | heuristic |" in done.stdout and "Score % of the row agent" in done.stdout
-    for name in ("records.jsonl", "leaderboard.md", "leaderboard.csv", "scores.csv",
-                 "ratings.json", "ratings.png"):
+    for name in (
+        "records.jsonl",
+        "leaderboard.md",
+        "leaderboard.csv",
+        "scores.csv",
+        "ratings.json",
+        "ratings.png",
+    ):
         assert (out / name).stat().st_size > 0
     assert len((out / "records.jsonl").read_text().splitlines()) == 6
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["toy_duel", "--agents", "random", "nope", "--games", 2], "unknown policy spec 'nope'"),
-    (["toy_duel", "--agents", "random", "ppo:/no/such.zip", "--games", 2],
-     "checkpoint '/no/such.zip' does not exist"),
-    (["toy_duel", "--agents", "random", "heuristic", "--games", 0], "positive even"),
-    (["toy_duel", "--agents", "random", "heuristic", "--games", 3], "positive even"),
-    (["toy_duel", "--agents", "random", "heuristic", "--games", 2, "--variant", "low"],
-     "toy_duel does not take variant"),
-    (["toy_cards", "--agents", "random", "heuristic", "--games", 2, "--variant", "odd"],
-     "variant='odd' is not allowed"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["toy_duel", "--agents", "random", "nope", "--games", 2], "unknown policy spec 'nope'"),
+        (
+            ["toy_duel", "--agents", "random", "ppo:/no/such.zip", "--games", 2],
+            "checkpoint '/no/such.zip' does not exist",
+        ),
+        (["toy_duel", "--agents", "random", "heuristic", "--games", 0], "positive even"),
+        (["toy_duel", "--agents", "random", "heuristic", "--games", 3], "positive even"),
+        (
+            ["toy_duel", "--agents", "random", "heuristic", "--games", 2, "--variant", "low"],
+            "toy_duel does not take variant",
+        ),
+        (
+            ["toy_cards", "--agents", "random", "heuristic", "--games", 2, "--variant", "odd"],
+            "variant='odd' is not allowed",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, arguments, message):
     done = run(*arguments, "--out", tmp_path / "run")
     assert done.returncode == 2
@@ -72,35 +105,62 @@ def test_unknown_game_exits_2():
 
 def test_argparse_errors_exit_2():
     assert run("toy_duel", "--games", 2, toy=False).returncode == 2  # no --agents
-    assert run("toy_duel", "--agents", "random", "heuristic", "--games", "x",
-               toy=False).returncode == 2
-    done = run("toy_duel", "--agents", "random", "heuristic", "--games", 2, "--resume",
-               toy=False)
+    assert (
+        run("toy_duel", "--agents", "random", "heuristic", "--games", "x", toy=False).returncode
+        == 2
+    )
+    done = run("toy_duel", "--agents", "random", "heuristic", "--games", 2, "--resume", toy=False)
     assert done.returncode == 2 and "--resume needs" in done.stderr
 
 
 def test_a_record_of_another_game_exits_2_and_is_kept(tmp_path):
-    assert run("toy_cards", "--agents", "random", "heuristic", "--games", 2, "--out", tmp_path,
-               "--no-progress").returncode == 0
+    assert (
+        run(
+            "toy_cards",
+            "--agents",
+            "random",
+            "heuristic",
+            "--games",
+            2,
+            "--out",
+            tmp_path,
+            "--no-progress",
+        ).returncode
+        == 0
+    )
     before = (tmp_path / "records.jsonl").read_bytes()
     for extra in ([], ["--resume"]):
-        done = run("toy_duel", "--agents", "random", "heuristic", "--games", 2, "--out",
-                   tmp_path, *extra)
+        done = run(
+            "toy_duel", "--agents", "random", "heuristic", "--games", 2, "--out", tmp_path, *extra
+        )
         assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "game 'toy_cards' (this run: 'toy_duel')" in done.stderr
     assert (tmp_path / "records.jsonl").read_bytes() == before
 
 
 def test_a_killed_run_resumes_to_the_same_games(toys, monkeypatch, tmp_path):
-    arguments = ["toy_duel", "--agents", "random", "slow", "--games", 300, "--out", tmp_path,
-                 "--seed", 4, "--no-progress", "--bootstrap", 50]
+    arguments = [
+        "toy_duel",
+        "--agents",
+        "random",
+        "slow",
+        "--games",
+        300,
+        "--out",
+        tmp_path,
+        "--seed",
+        4,
+        "--no-progress",
+        "--bootstrap",
+        50,
+    ]
     command = [sys.executable, TOY_CLI, *map(str, arguments)]
-    process = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     record = tmp_path / "records.jsonl"
     deadline = time.time() + 60
-    while time.time() < deadline and (
-            not record.exists() or record.read_text().count("\n") < 20):
+    while time.time() < deadline and (not record.exists() or record.read_text().count("\n") < 20):
         time.sleep(0.02)
     process.send_signal(signal.SIGKILL)
     process.wait()
@@ -112,9 +172,9 @@ def test_a_killed_run_resumes_to_the_same_games(toys, monkeypatch, tmp_path):
     assert len(lines) == 300
     # The same games as one uninterrupted run ("slow" is random that sleeps).
     from agents import registry
+
     monkeypatch.setattr(registry, "_LOADERS", dict(registry._LOADERS))
     registry.register_loader("slow", lambda argument, game, seed, kw: RandomPolicy(seed, "slow"))
-    whole = run_arena("toy_duel", ["random", "slow"], 300, seed=4, progress=False,
-                      n_bootstrap=0)
+    whole = run_arena("toy_duel", ["random", "slow"], 300, seed=4, progress=False, n_bootstrap=0)
     strip = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
     assert [strip(json.loads(line)) for line in lines] == [strip(r) for r in whole["records"]]

@@ -29,8 +29,10 @@ def tournament(rng, games_per_pair, ratings=TRUE, names=NAMES):
 
 def estimates(n_tournaments, games_per_pair, n_bootstrap, seed=0):
     rng = np.random.default_rng(seed)
-    fits = [fit_ratings(tournament(rng, games_per_pair), n_bootstrap=n_bootstrap, seed=t)
-            for t in range(n_tournaments)]
+    fits = [
+        fit_ratings(tournament(rng, games_per_pair), n_bootstrap=n_bootstrap, seed=t)
+        for t in range(n_tournaments)
+    ]
     return np.array([[fit[name] for name in NAMES[1:]] for fit in fits])  # (T, 7, 3)
 
 
@@ -67,7 +69,8 @@ def test_intervals_narrow_twofold_for_four_times_the_games():
     width_100 = estimates(3, 100, 300, seed=1)
     width_400 = estimates(3, 400, 300, seed=2)
     ratio = (width_100[..., 2] - width_100[..., 1]).mean() / (
-        width_400[..., 2] - width_400[..., 1]).mean()
+        width_400[..., 2] - width_400[..., 1]
+    ).mean()
     assert 1.7 < ratio < 2.3
 
 

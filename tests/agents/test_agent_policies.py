@@ -57,16 +57,18 @@ def play(env, policies, seed):
 @pytest.mark.parametrize("spec", ["random", "heuristic"])
 def test_policies_choose_legal_actions_in_toy_games(toys, game, spec):
     env = feral_envs.make(game)
-    policies = {agent: load_policy(spec, game, seed) for seed, agent in
-                enumerate(env.possible_agents)}
+    policies = {
+        agent: load_policy(spec, game, seed) for seed, agent in enumerate(env.possible_agents)
+    }
     assert sum(play(env, policies, seed) for seed in range(300)) > 1000
 
 
 @pytest.mark.parametrize("game", real_games())
 def test_random_chooses_legal_actions_in_real_games(game):
     env = feral_envs.make(game)
-    policies = {agent: load_policy("random", game, seed) for seed, agent in
-                enumerate(env.possible_agents)}
+    policies = {
+        agent: load_policy("random", game, seed) for seed, agent in enumerate(env.possible_agents)
+    }
     assert sum(play(env, policies, seed) for seed in range(10)) > 100
 
 
@@ -77,8 +79,10 @@ def test_heuristic_chooses_legal_actions_in_real_games(game):
     except ModuleNotFoundError:
         pytest.skip(f"no heuristic for {game} yet")
     env = feral_envs.make(game)
-    policies = {agent: load_policy("heuristic", game, seed) for seed, agent in
-                enumerate(env.possible_agents)}
+    policies = {
+        agent: load_policy("heuristic", game, seed)
+        for seed, agent in enumerate(env.possible_agents)
+    }
     assert sum(play(env, policies, seed) for seed in range(10)) > 100
 
 

@@ -76,8 +76,14 @@ def _deal(state, rng):
 
 
 def cards_new_game(config, rng, options):
-    state = CardsState(config, np.zeros((4, N_CARDS), np.int8), np.full(4, -1), [],
-                       np.zeros(2, np.int64), np.zeros(2, np.int64))
+    state = CardsState(
+        config,
+        np.zeros((4, N_CARDS), np.int8),
+        np.full(4, -1),
+        [],
+        np.zeros(2, np.int64),
+        np.zeros(2, np.int64),
+    )
     state.dealer = int(rng.integers(4))
     _deal(state, rng)
     return state
@@ -122,28 +128,48 @@ def cards_observe(state, seat):
 
 
 TOY_CARDS = GameCore(
-    name="toy_cards", agents=("n", "e", "s", "w"), team_of_seat=(0, 1, 0, 1),
-    team_names=("ns", "ew"), n_actions=N_CARDS, obs_shape=(N_CARDS * 5,), obs_dtype=np.float32,
-    make_config=cards_config, new_game=cards_new_game, seat_to_act=lambda s: s.to_act,
-    legal_mask=lambda s: s.hands[s.to_act].copy(), apply=cards_apply, observe=cards_observe,
-    scores=lambda s: s.scores, status=cards_status,
+    name="toy_cards",
+    agents=("n", "e", "s", "w"),
+    team_of_seat=(0, 1, 0, 1),
+    team_names=("ns", "ew"),
+    n_actions=N_CARDS,
+    obs_shape=(N_CARDS * 5,),
+    obs_dtype=np.float32,
+    make_config=cards_config,
+    new_game=cards_new_game,
+    seat_to_act=lambda s: s.to_act,
+    legal_mask=lambda s: s.hands[s.to_act].copy(),
+    apply=cards_apply,
+    observe=cards_observe,
+    scores=lambda s: s.scores,
+    status=cards_status,
     action_to_string=lambda s, a: f"c{a}",
     string_to_action=lambda s, t: int(t[1:]) if t[:1] == "c" and t[1:].isdigit() else None,
     render_ansi=lambda s, seat: f"scores {s.scores.tolist()} trick {s.trick.tolist()}",
-    reset_options=(), keyword_choices={"variant": ("high", "low"), "reward": ("win", "points")},
+    reset_options=(),
+    keyword_choices={"variant": ("high", "low"), "reward": ("win", "points")},
     keyword_defaults={"variant": "high", "target_score": 5, "max_hands": 10, "reward": "win"},
 )
 
 
 class CardsEnv(TableEnv):
     metadata: ClassVar[dict] = {
-        "name": "toy_cards_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+        "name": "toy_cards_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
     }
 
-    def __init__(self, variant="high", target_score=5, max_hands=10, render_mode=None,
-                 reward="win"):
-        super().__init__(TOY_CARDS, render_mode, reward, variant=variant,
-                         target_score=target_score, max_hands=max_hands)
+    def __init__(
+        self, variant="high", target_score=5, max_hands=10, render_mode=None, reward="win"
+    ):
+        super().__init__(
+            TOY_CARDS,
+            render_mode,
+            reward,
+            variant=variant,
+            target_score=target_score,
+            max_hands=max_hands,
+        )
 
 
 # ----------------------------------------------------------------------------- toy_duel
@@ -189,22 +215,35 @@ def duel_observe(state, seat):
 
 
 TOY_DUEL = GameCore(
-    name="toy_duel", agents=("first", "second"), team_of_seat=(0, 1),
-    team_names=("first", "second"), n_actions=3, obs_shape=(GOAL + 2,), obs_dtype=np.float32,
+    name="toy_duel",
+    agents=("first", "second"),
+    team_of_seat=(0, 1),
+    team_names=("first", "second"),
+    n_actions=3,
+    obs_shape=(GOAL + 2,),
+    obs_dtype=np.float32,
     make_config=duel_config,
     new_game=lambda config, rng, options: DuelState(config, int(rng.integers(4))),
-    seat_to_act=lambda s: s.to_act, legal_mask=duel_mask, apply=duel_apply,
-    observe=duel_observe, scores=lambda s: np.zeros(2, np.int64), status=duel_status,
+    seat_to_act=lambda s: s.to_act,
+    legal_mask=duel_mask,
+    apply=duel_apply,
+    observe=duel_observe,
+    scores=lambda s: np.zeros(2, np.int64),
+    status=duel_status,
     action_to_string=lambda s, a: f"+{a + 1}",
     string_to_action=lambda s, t: {"+1": 0, "+2": 1, "+3": 2}.get(t),
-    render_ansi=lambda s, seat: f"total {s.total}", reset_options=(),
-    keyword_choices={"reward": ("win",)}, keyword_defaults={"max_moves": 20, "reward": "win"},
+    render_ansi=lambda s, seat: f"total {s.total}",
+    reset_options=(),
+    keyword_choices={"reward": ("win",)},
+    keyword_defaults={"max_moves": 20, "reward": "win"},
 )
 
 
 class DuelEnv(TableEnv):
     metadata: ClassVar[dict] = {
-        "name": "toy_duel_v0", "render_modes": ["ansi"], "is_parallelizable": False,
+        "name": "toy_duel_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
     }
 
     def __init__(self, max_moves=20, render_mode=None, reward="win"):
@@ -234,6 +273,7 @@ def register(monkeypatch=None):
     monkeypatch.setattr(feral_envs, "GAMES", games)
     for name, module in modules.items():
         monkeypatch.setitem(sys.modules, name, module)
+
 
 # ------------------------------------------------------------------ toy heuristic bots
 class HighCard(BasePolicy):

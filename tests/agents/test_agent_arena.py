@@ -353,3 +353,76 @@ def test_an_illegal_choice_names_the_policy(toys, extra_specs):
     extra_specs("cheat", lambda argument, game, seed, keywords: Cheat(seed, "cheat"))
     with pytest.raises(RuntimeError, match=r"policy .cheat. playing .* illegal action"):
         run_arena("toy_cards", ["random", "cheat"], 2, progress=False)
+
+
+def landed_games():
+    games = []
+    for game in feral_envs.GAMES:
+        try:
+            feral_envs.env_module(game)
+        except ModuleNotFoundError:
+            continue
+        games.append(game)
+    return games
+
+
+SMALL = {
+    "lost_heir": {"max_hands": 12},
+    "lost_ranks": {},
+    "hidden_ranks": {"mode": "quick", "setup": "random"},
+}
+"""Keywords that keep each real game short enough for the default suite."""
+
+
+DEAL_COUNTER = {"lost_heir": "hands_played", "lost_ranks": "epoch"}
+"""The state field that counts deals in each card game (changes exactly when cards are dealt,
+and once more when the game ends)."""
+
+
+def replay_deals(game, record):
+    """Replay a real game's record: the cards dealt (card games: ``state.hands`` and the
+    Trump Card at each new deal, the game-over state dropped), each seat's first
+    observation, the referee's view at the start, and the env at the end."""
+    env = feral_envs.make(game, **record["options"])
+    env.reset(seed=record["env_seed"])
+    raw = env.unwrapped
+    first = {agent: env.observe(agent)["observation"].copy() for agent in env.possible_agents}
+    start = raw.core.render_ansi(raw.state, None)
+    deals = {}
+    for action in [*record["actions"], None]:
+        if game in DEAL_COUNTER:
+            counter = getattr(raw.state, DEAL_COUNTER[game])
+            if counter not in deals:
+                deals[counter] = (raw.state.hands.copy(), getattr(raw.state, "trump_card", None))
+        if action is not None:
+            env.step(action)
+    return list(deals.values())[:-1], first, start, env
+
+
+@pytest.mark.parametrize(
+    "game", landed_games() or [pytest.param(None, marks=pytest.mark.skip("no game yet"))]
+)
+def test_real_game_duplicates_replay_the_same_deals(game):
+    report = run_arena(
+        game, ["random", "b=random"], 6, progress=False, n_bootstrap=0, **SMALL[game]
+    )
+    for a, b in twins(report["records"]):
+        assert a["env_seed"] == b["env_seed"] and a["sides"] == b["sides"][::-1]
+        deals_a, first_a, start_a, env_a = replay_deals(game, a)
+        deals_b, first_b, start_b, env_b = replay_deals(game, b)
+        assert start_a == start_b
+        for agent in first_a:
+            assert (first_a[agent] == first_b[agent]).all()
+        assert a["actions"] != b["actions"]
+        if game != "hidden_ranks":
+            shared = min(len(deals_a), len(deals_b))
+            assert shared >= 1 and max(len(deals_a), len(deals_b)) > 1
+            for (hands_a, trump_a), (hands_b, trump_b) in zip(
+                deals_a[:shared], deals_b[:shared], strict=True
+            ):
+                assert (hands_a == hands_b).all() and trump_a == trump_b
+        for record, env in ((a, env_a), (b, env_b)):
+            assert env.unwrapped.scores == record["final_scores"]
+            assert not env.agents or all(
+                env.terminations[x] or env.truncations[x] for x in env.agents
+            )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import platform
 import time
 
@@ -36,6 +37,10 @@ def landed_games(only: list[str] | None) -> list[str]:
             continue
         games.append(game)
     return games
+
+
+KEYWORDS = {"hidden_ranks": [{}, {"mode": "quick"}]}
+"""Keyword sets measured per game (default: the defaults only)."""
 
 
 def matchups(game: str) -> list[list[str]]:
@@ -97,9 +102,10 @@ def main() -> None:
     if not games:
         print("no game package has landed yet")
     for game in games:
-        for agents in matchups(game):
-            row = measure(game, agents, args.seconds)
-            label = f"{game}: {agents[0]} vs {agents[1].split('=')[-1]}"
+        for keywords, agents in itertools.product(KEYWORDS.get(game, [{}]), matchups(game)):
+            row = measure(game, agents, args.seconds, **keywords)
+            options = "".join(f" {k}={v}" for k, v in keywords.items())
+            label = f"{game}{options}: {agents[0]} vs {agents[1].split('=')[-1]}"
             print(
                 f"{label:<36} {row['games_per_s']:>9,.1f} games/s "
                 f"{row['decisions_per_s']:>10,.0f} decisions/s  "

@@ -437,6 +437,8 @@ def _check_game(game: str) -> str:
         feral_envs.env_module(game)
     except ValueError as error:
         raise ArenaError(str(error)) from None
+    except ModuleNotFoundError as error:
+        raise ArenaError(f"game {game!r} is not in this checkout ({error})") from None
     return game[:-3] if game.endswith("_v0") else game
 
 
@@ -573,8 +575,8 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
                 row["rank"],
                 row["agent"],
                 f"{row['elo']:.1f}",
-                f"{row['low']:.1f}",
-                f"{row['high']:.1f}",
+                _number(row["low"], ".1f"),
+                _number(row["high"], ".1f"),
                 row["games"],
                 f"{100 * row['score']:.2f}",
                 f"{100 * row['draws']:.2f}",
@@ -586,7 +588,7 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["agent", *matrix["agents"]])
     for agent, row in zip(matrix["agents"], matrix["score"], strict=True):
-        writer.writerow([agent, *("" if math.isnan(x) else f"{x:.4f}" for x in row)])
+        writer.writerow([agent, *(_number(x, ".4f") for x in row)])
     files["scores"].write_text(buffer.getvalue())
     summary = {
         key: report[key]
@@ -601,13 +603,26 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
             "leaderboard",
         )
     }
-    summary["score_matrix"] = {
-        **matrix,
-        "score": [[None if math.isnan(x) else x for x in row] for row in matrix["score"]],
-    }
-    files["json"].write_text(json.dumps(summary, indent=1) + "\n")
+    summary["score_matrix"] = matrix
+    files["json"].write_text(json.dumps(_no_nan(summary), indent=1, allow_nan=False) + "\n")
     plot_ratings(report, files["plot"])
     return {kind: str(path) for kind, path in files.items()}
+
+
+def _number(x: float, form: str) -> str:
+    """``x`` formatted, or an empty cell for NaN (no interval, pair never met)."""
+    return "" if math.isnan(x) else format(x, form)
+
+
+def _no_nan(value: Any) -> Any:
+    """``value`` with NaN floats replaced by None (valid JSON)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nan(v) for v in value]
+    return value
 
 
 def plot_ratings(report: dict[str, Any], path: Path) -> None:

@@ -23,8 +23,9 @@ two games of an arena deal played with seats swapped, whose luck largely cancels
 same group key and are resampled together; results without a key are their own group. The
 resampling is stratified: groups containing the same pairs of agents are resampled among
 themselves, so every replicate keeps the tournament's design (each pair plays as many groups
-as it did). Each replicate is refit with the same prior, and the ``2.5 %`` and ``97.5 %``
-quantiles of an agent's replicate ratings are its 95 % interval. In the simulations above they
+as it did; with fewer than two groups for some pair there are no intervals). Each replicate
+is refit with the same prior, and the ``2.5 %`` and ``97.5 %`` quantiles of an agent's
+replicate ratings are its 95 % interval. In the simulations above they
 held the true rating in 93 % of cases at 20 and at 100 games a pair and in 95-96 % at 400
 (percentile intervals run slightly narrow with few games). The replicates are seeded by
 ``seed`` and built from the results in a canonical order, so shuffling the input changes
@@ -70,7 +71,8 @@ def fit_ratings(
     group)`` items, ``score_a`` in [0, 1] (1 win, 0.5 draw, 0 loss) and ``group`` any
     hashable key that ties results together for the bootstrap. ``prior_games`` (> 0) virtual
     draws tie each agent to the anchor. ``low``/``high`` bound the ``confidence`` interval
-    from ``n_bootstrap`` replicates (NaN if ``n_bootstrap`` is 0).
+    from ``n_bootstrap`` replicates; they are NaN if ``n_bootstrap`` is 0 or if some pair of
+    agents has fewer than two groups (a bootstrap cannot see the spread of a single one).
     """
     if not prior_games > 0:
         raise ValueError(f"prior_games={prior_games!r} must be > 0 (it keeps ratings finite)")
@@ -94,11 +96,12 @@ def fit_ratings(
     point = _fit(*_matrices(vectors.sum(0)[None], pairs, k), a, prior_games)[0]
 
     low = high = np.full(k, np.nan)
-    if n_bootstrap:
+    strata: dict[tuple, list[int]] = defaultdict(list)
+    for g, group in enumerate(groups):
+        strata[tuple(sorted({pair_index[i, j] for i, j, _ in group}))].append(g)
+    # A stratum of one group would be resampled into itself: no spread, a false certainty.
+    if n_bootstrap and min(len(members) for members in strata.values()) >= 2:
         rng = np.random.default_rng(seed)
-        strata: dict[tuple, list[int]] = defaultdict(list)
-        for g, group in enumerate(groups):
-            strata[tuple(sorted({pair_index[i, j] for i, j, _ in group}))].append(g)
         totals = np.zeros((n_bootstrap, 2 * len(pairs)))
         flat = vectors.reshape(len(groups), -1)
         for key in sorted(strata):

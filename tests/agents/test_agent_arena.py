@@ -6,6 +6,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 import toy_games
+from toy_games import SMALL, landed_games
 
 import feral_envs
 from agents import registry
@@ -187,6 +188,20 @@ def test_reports_are_written(toys, tmp_path):
     assert summary["leaderboard"][0]["agent"] == "heuristic"
 
 
+def test_one_deal_per_pair_has_no_intervals(toys, tmp_path):
+    report = run_arena("toy_duel", ["random", "heuristic"], 2, out=tmp_path, progress=False)
+    assert all(np.isnan(low) for _, low, _ in report["ratings"].values())
+    assert "| n/a |" in open(report["files"]["markdown"]).read()
+    rows = open(report["files"]["csv"]).read().splitlines()
+    assert all(row.split(",")[3:5] == ["", ""] for row in rows[1:])
+
+    def strict(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    summary = json.loads(open(report["files"]["json"]).read(), parse_constant=strict)
+    assert summary["leaderboard"][0]["low"] is None
+
+
 class Interrupt(RandomPolicy):
     """Random, but presses Ctrl-C at its ``after``-th move when ``armed``."""
 
@@ -353,25 +368,6 @@ def test_an_illegal_choice_names_the_policy(toys, extra_specs):
     extra_specs("cheat", lambda argument, game, seed, keywords: Cheat(seed, "cheat"))
     with pytest.raises(RuntimeError, match=r"policy .cheat. playing .* illegal action"):
         run_arena("toy_cards", ["random", "cheat"], 2, progress=False)
-
-
-def landed_games():
-    games = []
-    for game in feral_envs.GAMES:
-        try:
-            feral_envs.env_module(game)
-        except ModuleNotFoundError:
-            continue
-        games.append(game)
-    return games
-
-
-SMALL = {
-    "lost_heir": {"max_hands": 12},
-    "lost_ranks": {},
-    "hidden_ranks": {"mode": "quick", "setup": "random"},
-}
-"""Keywords that keep each real game short enough for the default suite."""
 
 
 DEAL_COUNTER = {"lost_heir": "hands_played", "lost_ranks": "epoch"}

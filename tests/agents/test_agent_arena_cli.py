@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import toy_games
+from toy_games import SMALL, landed_games
 
 from agents.arena import run_arena
 from agents.random_policy import RandomPolicy
@@ -25,7 +26,10 @@ def toys(monkeypatch):
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY_CLI = str(Path(__file__).parent / "toy_arena_cli.py")
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)])),
+}
 
 
 def run(*arguments, toy=True, timeout=120):
@@ -178,3 +182,19 @@ def test_a_killed_run_resumes_to_the_same_games(toys, monkeypatch, tmp_path):
     whole = run_arena("toy_duel", ["random", "slow"], 300, seed=4, progress=False, n_bootstrap=0)
     strip = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
     assert [strip(json.loads(line)) for line in lines] == [strip(r) for r in whole["records"]]
+
+
+@pytest.mark.parametrize(
+    "game", landed_games() or [pytest.param(None, marks=pytest.mark.skip("no game yet"))]
+)
+def test_real_game_from_the_command_line(game, tmp_path):
+    flags = [str(x) for k, v in SMALL[game].items() for x in (f"--{k.replace('_', '-')}", v)]
+    common = ["--agents", "random", "b=random", "--games", 2, "--no-progress"]
+    done = run(game, *common, "--out", tmp_path, "--bootstrap", 20, *flags, toy=False)
+    assert done.returncode == 0, done.stderr
+    assert "| random |" in done.stdout and "| b |" in done.stdout
+    assert len((tmp_path / "records.jsonl").read_text().splitlines()) == 2
+    foreign = "--max-moves" if game != "hidden_ranks" else "--target-score"
+    done = run(game, *common, foreign, 5, toy=False)
+    assert done.returncode == 2 and f"{game} does not take" in done.stderr
+    assert len(done.stderr.splitlines()) == 1

@@ -113,6 +113,15 @@ def test_all_draws_rate_everyone_equal():
         assert abs(elo) < 1e-6 and low <= 1e-6 and high >= -1e-6
 
 
+def test_no_intervals_from_a_single_group_per_pair():
+    results = [("random", "x", 1.0, 0), ("random", "x", 0.0, 0), ("x", "y", 1.0)]
+    results += [("random", "y", 1.0)] * 2
+    fit = fit_ratings(results, n_bootstrap=100)
+    assert all(math.isnan(low) and math.isnan(high) for _, low, high in fit.values())
+    fit = fit_ratings([*results, ("random", "x", 1.0, 1), ("x", "y", 0.0)], n_bootstrap=100)
+    assert not any(math.isnan(low) or math.isnan(high) for _, low, high in fit.values())
+
+
 def test_groups_are_resampled_together():
     # Each deal is one win and one loss: grouped, the pair's score never varies.
     results = [("random", "x", s, deal) for deal in range(30) for s in (1.0, 0.0)]

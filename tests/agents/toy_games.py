@@ -10,7 +10,9 @@ a truncation. The dealer (who also leads) rotates; every hand is dealt from the 
 or 3 without passing 10; whoever reaches 10 wins. After ``max_moves`` moves the game ends in
 a draw (a termination, as in Hidden Ranks).
 
-``register(monkeypatch)`` makes both reachable through ``feral_envs.make``.
+``register(monkeypatch)`` makes both reachable through ``feral_envs.make``. Also here:
+``landed_games()`` (the real games present in this checkout) and ``SMALL`` (keywords that
+keep each real game short for the default suite).
 """
 
 from __future__ import annotations
@@ -308,3 +310,24 @@ def _heuristic_module(game):
 
     module.make_policy = make_policy
     return module
+
+
+# -------------------------------------------------------------------------- real games
+def landed_games():
+    """The real games whose packages are in this checkout."""
+    games = []
+    for game in feral_envs.GAMES:
+        try:
+            feral_envs.env_module(game)
+        except ModuleNotFoundError:
+            continue
+        games.append(game)
+    return games
+
+
+SMALL = {
+    "lost_heir": {"max_hands": 12},
+    "lost_ranks": {},
+    "hidden_ranks": {"mode": "quick", "setup": "random"},
+}
+"""Keywords that keep each real game short enough for the default suite."""

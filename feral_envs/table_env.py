@@ -19,6 +19,7 @@ The contract is ``shared/API.md``; rewards:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import gymnasium
@@ -48,17 +49,26 @@ def check_int(keyword: str, value: Any, minimum: int) -> int:
 
 
 def check_options(options: dict | None, allowed: tuple[str, ...]) -> dict:
-    """``reset`` options as a dict; ``ValueError`` naming any unknown key and the known ones."""
+    """``reset`` options with only the known keys; ``ValueError`` if not a dict.
+
+    An unknown key is ignored with a ``UserWarning`` naming it and the known ones, rather than
+    an error: PettingZoo's own ``api_test`` probes ``reset`` with ``{"options": 1}`` and must
+    pass. ``python -W error::UserWarning`` turns the warning into an error for strict runs.
+    Every known key's value is validated by the game and raises ``ValueError`` when wrong.
+    """
     if options is None:
         return {}
     if not isinstance(options, dict):
         raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
-    unknown = sorted(set(options) - set(allowed))
+    unknown = sorted(set(options) - set(allowed), key=str)
     if unknown:
-        raise ValueError(
-            f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(map(repr, allowed))}"
+        warnings.warn(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))} ignored; "
+            f"allowed: {', '.join(map(repr, allowed))}",
+            UserWarning,
+            stacklevel=3,
         )
+        return {k: v for k, v in options.items() if k in allowed}
     return options
 
 

@@ -1,4 +1,4 @@
-"""Shared test helpers (importable as `common`): the games present and their keyword combinations."""
+"""Shared test helpers (imported as `common`): the games present, their keyword combinations."""
 
 from __future__ import annotations
 

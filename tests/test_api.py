@@ -112,10 +112,14 @@ def test_bad_reset_options_raise_and_keep_the_game(game):
     env = feral_envs.make(game)
     env.reset(seed=2)
     agent, obs = env.agent_selection, env.observe(env.agent_selection)["observation"].copy()
-    for bad in ({"no_such_option": 1}, "dealer"):
-        with pytest.raises(ValueError):
-            env.reset(options=bad)
+    with pytest.raises(ValueError, match="must be a dict"):
+        env.reset(options="dealer")
     assert env.agent_selection == agent
+    np.testing.assert_array_equal(env.observe(agent)["observation"], obs)
+    with pytest.warns(UserWarning, match="'no_such_option' ignored; allowed: ") as record:
+        env.reset(seed=2, options={"no_such_option": 1})
+    for key in core_of(game).reset_options:
+        assert repr(key) in str(record[0].message)
     np.testing.assert_array_equal(env.observe(agent)["observation"], obs)
 
 

@@ -70,7 +70,6 @@ def _hands(**changes):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"deal": 1}, "unknown reset option.*'deal'"),
         ({"dealer": "nobody"}, "dealer: unknown seat 'nobody'"),
         ({"dealer": 2}, "dealer: unknown seat 2"),
         ({"hands": "T7 T6"}, "hands must be a dict"),

@@ -138,3 +138,14 @@ def test_seeded_reset_gives_the_same_game(game):
 
     assert play(7) == play(7)
     assert play(7) != play(8)
+
+
+@pytest.mark.parametrize("game", game_params())
+def test_order_is_enforced_before_reset(game):
+    env = feral_envs.make(game)
+    for call in (lambda: env.step(0), env.last, lambda: env.observe("x"), env.agent_iter):
+        with pytest.raises(Exception, match="reset"):
+            call()
+    for name in ("agents", "agent_selection", "rewards"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(env, name)

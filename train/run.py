@@ -278,6 +278,10 @@ class Trainer:
         random.setstate(state["rng"]["python"])
         model.set_logger(self._logger())
         self.resumed = True
+        # The run continues with this config (a resume may extend timesteps): record it.
+        (self.run_dir / "config.json").write_text(
+            json.dumps(self.config.to_json(), indent=1) + "\n"
+        )
 
     # ------------------------------------------------------------------ during the run
 

@@ -1,11 +1,15 @@
 """Training throughput: ``python -m train`` against plain MaskablePPO on PettingZoo.
 
     python benchmarks/bench_train.py [--timesteps 200000] [--baseline-timesteps 16384]
-                                     [--games lost_heir ...] [--no-matched]
+                                     [--games lost_heir ...] [--repeats 2] [--no-matched]
 
 Measures learner env steps per second of the whole ``learn()`` call (collection, PPO
 updates and, on our side, the self-play pool, checkpoints and quick evaluations), all in
-this one process, one after the other, so that both sides see the same machine load:
+this one process, the sides taking turns ``--repeats`` times so that they see the same
+machine load; it prints each measurement, then the medians and their ratios. Rates are given
+per second of wall time (what the target is about) and per second of this process's CPU time
+(``time.process_time``): on a machine shared with other jobs the wall rates of both sides
+swing with the load, while the CPU-time rates and their ratio stay much steadier.
 
 * **baseline, plain**: ``MaskablePPO("MlpPolicy")`` with SB3's default hyper-parameters
   (n_steps 2048, batch 64, 10 epochs, 64x64 MLPs) over a ``DummyVecEnv`` of 8
@@ -102,8 +106,15 @@ class HoldemSingleAgent(gym.Env):
         return obs["observation"]
 
 
-def baseline(timesteps: int, matched: bool, seed: int = 0) -> float:
-    """Learner steps per second of MaskablePPO.learn over 8 PettingZoo Hold'em wrappers."""
+def timed(learn) -> tuple[int, float, float]:
+    """Run ``learn()`` (returning the steps it made): steps, wall seconds, CPU seconds."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    steps = learn()
+    return steps, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def baseline(timesteps: int, matched: bool, seed: int = 0) -> tuple[int, float, float]:
+    """MaskablePPO.learn over 8 PettingZoo Hold'em wrappers: steps, wall s, CPU s."""
     envs = DummyVecEnv([lambda i=i: HoldemSingleAgent(seed + i) for i in range(8)])
     settings = {}
     if matched:
@@ -116,21 +127,17 @@ def baseline(timesteps: int, matched: bool, seed: int = 0) -> float:
         )
     model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", **settings)
     model.set_logger(configure(None, []))
-    start = time.perf_counter()
-    model.learn(timesteps)
-    return model.num_timesteps / (time.perf_counter() - start)
+    return timed(lambda: model.learn(timesteps).num_timesteps)
 
 
-def ours(game: str, timesteps: int) -> float:
-    """Learner steps per second of the default ``python -m train GAME`` learn() call."""
+def ours(game: str, timesteps: int) -> tuple[int, float, float]:
+    """The default ``python -m train GAME`` learn() call: steps, wall s, CPU s."""
     config = default_config(game)
     config.timesteps, config.progress, config.arena_games = timesteps, False, 0
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, Path(tmp) / "run")
         trainer.start()
-        start = time.perf_counter()
-        trainer.learn()
-        return trainer.model.num_timesteps / (time.perf_counter() - start)
+        return timed(lambda: (trainer.learn(), trainer.model.num_timesteps)[1])
 
 
 def main() -> None:
@@ -143,24 +150,40 @@ def main() -> None:
         help="baseline (one full rollout of the plain settings: 8 x 2048)",
     )
     parser.add_argument("--games", nargs="+", default=["lost_heir"])
+    parser.add_argument("--repeats", type=int, default=2, help="turns of each side")
     parser.add_argument("--no-matched", action="store_true", help="skip the matched baseline")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f}")
-    plain = baseline(args.baseline_timesteps, matched=False)
-    print(f"baseline, plain MaskablePPO, 8 x texas_holdem_v4:   {plain:8.0f} steps/s")
-    matched = None
+    sides = {"plain": lambda: baseline(args.baseline_timesteps, matched=False)}
     if not args.no_matched:
-        matched = baseline(args.baseline_timesteps, matched=True)
-        print(f"baseline, our PPO settings, 8 x texas_holdem_v4:    {matched:8.0f} steps/s")
+        sides["matched"] = lambda: baseline(args.baseline_timesteps, matched=True)
     for game in args.games:
-        fps = ours(game, args.timesteps)
-        line = f"python -m train {game} (default config):  {fps:8.0f} steps/s"
-        line += f" = {fps / plain:5.1f}x plain"
-        if matched:
-            line += f", {fps / matched:4.1f}x matched"
-        print(line)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+        sides[game] = lambda game=game: ours(game, args.timesteps)
+    labels = {
+        "plain": "plain MaskablePPO (SB3 defaults), 8 x texas_holdem_v4",
+        "matched": "our PPO settings and network, 8 x texas_holdem_v4",
+    }
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    print(f"cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
+    for turn in range(args.repeats):
+        for name, run in sides.items():
+            steps, wall, cpu = run()
+            rates[name].append((steps / wall, steps / cpu))
+            print(
+                f"turn {turn + 1} {labels.get(name, f'python -m train {name}'):56s} "
+                f"{steps / wall:7.0f}/s wall {steps / cpu:7.0f}/s cpu  "
+                f"(load {os.getloadavg()[0]:.2f})",
+                flush=True,
+            )
+    med = {name: np.median(np.array(r), axis=0) for name, r in rates.items()}
+    print(
+        "\nmedians                                          wall/s    cpu/s   x plain (wall, cpu)"
+    )
+    for name, (wall, cpu) in med.items():
+        print(
+            f"{labels.get(name, f'python -m train {name} (default config)'):56s} {wall:7.0f}"
+            f"  {cpu:7.0f}   {wall / med['plain'][0]:5.1f}  {cpu / med['plain'][1]:5.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ class TrainConfig:
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
     # hand's reward within about +-1.25, comparable with the +-1 for the game. Default run:
-    # about 10-12 minutes on the 2-core reference machine (docs/training.md).
+    # about 6 minutes with its arena on the 2-core reference machine (docs/training.md).
     "lost_heir": {"timesteps": 1_000_000, "points_scale": 0.05},
     # A round moves the lead by at most 12 points (each army scores 0..6).
     "lost_ranks": {"timesteps": 1_000_000, "points_scale": 0.1},
@@ -193,3 +193,47 @@ def field_docs(cls: type = TrainConfig) -> dict[str, str]:
         ):
             docs[node.target.id] = " ".join(after.value.value.split())
     return docs
+
+
+def config_table() -> str:
+    """Every option with its default, per-game defaults and doc line, as Markdown (the
+    generated block ``train-config`` of ``docs/training.md``)."""
+    docs = field_docs()
+    rows = ["| option | default | per game | meaning |", "| --- | --- | --- | --- |"]
+    base = TrainConfig()
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in ("game", "keywords"):
+            continue
+        value = getattr(base, f.name)
+        shown = " ".join(map(str, value)) if isinstance(value, tuple) else value
+        games = [
+            f"{g}: {d[f.name]:,}" if isinstance(d[f.name], int) else f"{g}: {d[f.name]}"
+            for g, d in GAME_DEFAULTS.items()
+            if f.name in d
+        ]
+        shown = f"{shown:,}" if isinstance(shown, int) and not isinstance(shown, bool) else shown
+        rows.append(f"| `--{dashed(f.name)}` | {shown} | {'; '.join(games)} | {docs[f.name]} |")
+    return "\n".join(rows)
+
+
+DOCS_PAGE = "docs/training.md"
+
+
+def render_docs(text: str) -> str:
+    """``text`` with its ``train-config`` block rewritten from :func:`config_table`."""
+    import re
+
+    block = re.compile(
+        r"(<!-- BEGIN GENERATED: train-config -->\n).*?(<!-- END GENERATED: "
+        r"train-config -->)",
+        re.S,
+    )
+    return block.sub(lambda m: f"{m.group(1)}{config_table()}\n{m.group(2)}", text)
+
+
+if __name__ == "__main__":  # python -m train.config: rewrite the table in docs/training.md
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / DOCS_PAGE
+    page.write_text(render_docs(page.read_text()))
+    print(f"updated {page}")

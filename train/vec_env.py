@@ -96,7 +96,7 @@ class SelfPlayVecEnv(VecEnv):
         self.learner_seat = np.zeros(n_envs, dtype=np.int64)
         """Seat of each game's pending learner decision (then: of its last one)."""
         self.opponents: list[Opponent] = [pool.random] * n_envs
-        self._lead = np.zeros(n_envs, dtype=np.float64)  # score lead at the last decision
+        self._lead_then = np.zeros(n_envs, dtype=np.float64)  # score lead at the last decision
         self._ep_return = np.zeros(n_envs, dtype=np.float64)
         self._ep_len = np.zeros(n_envs, dtype=np.int64)
         self._ep_start = np.zeros(n_envs, dtype=np.float64)
@@ -131,25 +131,33 @@ class SelfPlayVecEnv(VecEnv):
             self._new_game(i)
         self._start_games(list(range(self.num_envs)))
         self._observe_learner(range(self.num_envs))
+        self._reset_lead(range(self.num_envs))
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        n, core = self.num_envs, self.core
+        n, core, states = self.num_envs, self.core, self.states
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() without step_async()")
-        masks = self._masks
-        for i in range(n):
-            a = int(actions[i])
-            if not (0 <= a < core.n_actions and masks[i, a]):
-                raise ValueError(
-                    f"game {i}: illegal learner action {a}; legal: "
-                    f"{np.flatnonzero(masks[i]).tolist()}"
-                )
-            self._apply(i, a)
+        actions = actions.astype(np.int64, copy=False)
+        in_range = (actions >= 0) & (actions < core.n_actions)
+        legal = in_range & self._masks[np.arange(n), np.where(in_range, actions, 0)]
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            raise ValueError(
+                f"game {i}: illegal learner action {int(actions[i])}; legal: "
+                f"{np.flatnonzero(self._masks[i]).tolist()}"
+            )
+        if self.record:
+            for i, a in enumerate(actions.tolist()):
+                self._apply(i, a)
+        else:
+            apply, rngs = core.apply, self.rngs
+            for i, a in enumerate(actions.tolist()):
+                apply(states[i], a, rngs[i])
         self._ep_len += 1
         self._advance(list(range(n)))
 
@@ -157,9 +165,10 @@ class SelfPlayVecEnv(VecEnv):
         dones = np.zeros(n, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
         ended = []
+        status = core.status
         for i in range(n):
-            terminated, truncated, winner = core.status(self.states[i])
-            reward = self._lead_gain(i)
+            terminated, truncated, winner = status(states[i])
+            reward = self._lead_gain(i) if self.points_scale else 0.0
             if terminated or truncated:
                 outcome = (
                     0
@@ -178,6 +187,7 @@ class SelfPlayVecEnv(VecEnv):
             self._new_game(i)
         self._start_games(ended)
         self._observe_learner(range(n))
+        self._reset_lead(ended)
         return self._obs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -245,60 +255,87 @@ class SelfPlayVecEnv(VecEnv):
         terminated, truncated, _ = self.core.status(self.states[i])
         return terminated or truncated
 
-    def _waiting_on_opponent(self, i: int) -> bool:
-        state = self.states[i]
-        terminated, truncated, _ = self.core.status(state)
-        return not (terminated or truncated) and (
-            self._team_of_seat[self.core.seat_to_act(state)] != self.learner_team[i]
+    def _waiting(self, games: list[int]) -> list[int]:
+        """The games of ``games`` that wait on an opponent's decision."""
+        core, states, team_of_seat, learner_team = (
+            self.core,
+            self.states,
+            self._team_of_seat,
+            self.learner_team,
         )
+        out = []
+        for i in games:
+            state = states[i]
+            terminated, truncated, _ = core.status(state)
+            if not (terminated or truncated) and (
+                team_of_seat[core.seat_to_act(state)] != learner_team[i]
+            ):
+                out.append(i)
+        return out
 
     def _advance(self, games: list[int]) -> None:
         """Play the opponents' decisions of ``games`` until each waits on the learner or is
         over: round by round, each pool member acting once on all its waiting games."""
-        core = self.core
-        waiting = [i for i in games if self._waiting_on_opponent(i)]
+        core, states, rngs = self.core, self.states, self.rngs
+        waiting = self._waiting(games)
         while waiting:
             groups: dict[int, list[int]] = {}
             for i in waiting:
                 groups.setdefault(id(self.opponents[i]), []).append(i)
             for group in groups.values():
                 opponent = self.opponents[group[0]]
-                states = [self.states[i] for i in group]
-                seats = [core.seat_to_act(s) for s in states]
-                masks = np.stack([core.legal_mask(s) for s in states])
+                group_states = [states[i] for i in group]
+                seats = [core.seat_to_act(s) for s in group_states]
+                masks = np.stack([core.legal_mask(s) for s in group_states])
                 obs = (
-                    np.stack([core.observe(s, seat) for s, seat in zip(states, seats, strict=True)])
+                    np.stack(
+                        [core.observe(s, seat) for s, seat in zip(group_states, seats, strict=True)]
+                    )
                     if opponent.needs_obs
                     else None
                 )
-                actions = opponent.act(obs, masks, group, seats, self.rng)
-                for i, a in zip(group, actions, strict=True):
-                    self._apply(i, int(a))
-            waiting = [i for i in waiting if self._waiting_on_opponent(i)]
+                actions = opponent.act(obs, masks, group, seats, self.rng).tolist()
+                if self.record:
+                    for i, a in zip(group, actions, strict=True):
+                        self._apply(i, a)
+                else:
+                    for i, a in zip(group, actions, strict=True):
+                        core.apply(states[i], a, rngs[i])
+            waiting = self._waiting(waiting)
+
+    def _lead(self, i: int) -> float:
+        """The learner side's score lead in game ``i``."""
+        scores = self.core.scores(self.states[i])
+        team = self.learner_team[i]
+        return float(scores[team] - scores[1 - team])
 
     def _lead_gain(self, i: int) -> float:
         """points_scale times the change of the learner side's lead since its last decision."""
-        if not self.points_scale:
-            return 0.0
-        scores = self.core.scores(self.states[i])
-        team = self.learner_team[i]
-        lead = float(scores[team] - scores[1 - team])
-        gain, self._lead[i] = lead - self._lead[i], lead
+        lead = self._lead(i)
+        gain, self._lead_then[i] = lead - self._lead_then[i], lead
         return self.points_scale * gain
 
+    def _reset_lead(self, games: Any) -> None:
+        """New games: the lead when the learner first decides is the starting position."""
+        if self.points_scale:
+            for i in games:
+                self._lead_then[i] = self._lead(i)
+
     def _observe_learner(self, games: Any) -> None:
-        """Observation, mask and score lead of each game's pending learner decision."""
-        core = self.core
+        """Observation and mask of each game's pending learner decision."""
+        core, states, obs, masks, learner_seat = (
+            self.core,
+            self.states,
+            self._obs,
+            self._masks,
+            self.learner_seat,
+        )
         for i in games:
-            state = self.states[i]
+            state = states[i]
             seat = core.seat_to_act(state)
-            self.learner_seat[i] = seat
-            self._obs[i] = core.observe(state, seat)
-            self._masks[i] = core.legal_mask(state)
-            if self.points_scale:
-                scores = core.scores(state)
-                team = self.learner_team[i]
-                self._lead[i] = float(scores[team] - scores[1 - team])
+            learner_seat[i] = seat
+            obs[i] = core.observe(state, seat)
+            masks[i] = core.legal_mask(state)
 
     def _final_info(self, i: int, terminated: bool, truncated: bool, outcome: int) -> dict:
         info = {
@@ -328,7 +365,7 @@ class SelfPlayVecEnv(VecEnv):
                 "learner_team": self.learner_team,
                 "learner_seat": self.learner_seat,
                 "opponents": [o.name for o in self.opponents],
-                "lead": self._lead,
+                "lead": self._lead_then,
                 "ep_return": self._ep_return,
                 "ep_len": self._ep_len,
                 "obs": self._obs,
@@ -349,7 +386,7 @@ class SelfPlayVecEnv(VecEnv):
         self.learner_team[:] = state["learner_team"]
         self.learner_seat[:] = state["learner_seat"]
         self.opponents = [self.pool.get(name) for name in state["opponents"]]
-        self._lead[:] = state["lead"]
+        self._lead_then[:] = state["lead"]
         self._ep_return[:] = state["ep_return"]
         self._ep_len[:] = state["ep_len"]
         self._ep_start[:] = time.perf_counter()

@@ -37,7 +37,7 @@ class TrainConfig:
     """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
     batch_size: int = 2048
     """PPO minibatch size; must divide n_steps * n_envs."""
-    n_epochs: int = 4
+    n_epochs: int = 3
     """Passes over each rollout per PPO update."""
     learning_rate: float = 3e-4
     """Adam step size (constant)."""
@@ -53,7 +53,7 @@ class TrainConfig:
     """Value loss coefficient."""
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
-    trunk: tuple[int, ...] = (128,)
+    trunk: tuple[int, ...] = (64,)
     """Tanh layers shared by policy and value, after symlog of the observation."""
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""

@@ -207,6 +207,10 @@ class Trainer:
         self.results: Counter = Counter()
         self.bar: Any = None
         self.resumed = False
+        self.learn_seconds = (0.0, 0.0)
+        """Wall and CPU seconds of SB3's learn() call in :meth:`learn` (the benchmark's)."""
+        self.learned_steps = 0
+        """Learner decisions that call made."""
         self.arena: dict[str, Any] | None = None
         """The final arena's report (``agents.arena.run_arena``), once played."""
 
@@ -418,7 +422,7 @@ class Trainer:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=c.timesteps,
+                total=-(-c.timesteps // c.rollout_size) * c.rollout_size,  # whole rollouts
                 initial=model.num_timesteps,
                 unit="step",
                 unit_scale=True,
@@ -426,6 +430,7 @@ class Trainer:
                 desc=c.game,
                 smoothing=0.05,
             )
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             if remaining > 0:
                 model.learn(remaining, callback=_Hooks(self), reset_num_timesteps=not self.resumed)
@@ -443,6 +448,8 @@ class Trainer:
         finally:
             if self.bar is not None:
                 self.bar.close()
+        self.learn_seconds = (time.perf_counter() - wall, time.process_time() - cpu)
+        self.learned_steps = model.num_timesteps - (c.timesteps - remaining)
         self.capture = self.capture_state()
         self.write_checkpoint(self.capture)
         final = self.run_dir / "model.zip"

@@ -224,8 +224,9 @@ def resume(game: str, args: dict[str, Any]) -> int:
 
 
 def run(config: TrainConfig, out: Path | None, resume_run: bool) -> int:
-    from train.run import Interrupted, ResumeError, train
+    from train.run import Interrupted, ResumeError, default_run_dir, train
 
+    out = out if out is not None else default_run_dir(config)
     try:
         trainer = train(config, out, resume=resume_run)
     except Interrupted as stop:
@@ -237,5 +238,13 @@ def run(config: TrainConfig, out: Path | None, resume_run: bool) -> int:
         return 130
     except ResumeError as error:
         return fail(str(error))
+    except KeyboardInterrupt:  # in the final arena: the training itself is complete and saved
+        print(
+            "\ninterrupted during the final arena; the trained policy is saved in "
+            f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
+            f"random ppo:{out})",
+            file=sys.stderr,
+        )
+        return 130
     print(f"run directory: {trainer.run_dir}")
     return 0

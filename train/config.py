@@ -31,9 +31,9 @@ class TrainConfig:
     """Seed of everything: games, opponents, network initialisation, minibatches."""
     timesteps: int = 1_000_000
     """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
-    n_envs: int = 64
+    n_envs: int = 128
     """Games stepped at once by the batched env (one learner decision each per step)."""
-    n_steps: int = 64
+    n_steps: int = 32
     """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
     batch_size: int = 2048
     """PPO minibatch size; must divide n_steps * n_envs."""
@@ -54,7 +54,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
     trunk: tuple[int, ...] = (64,)
-    """Tanh layers shared by policy and value, after symlog of the observation."""
+    """Tanh layers shared by policy and value, after asinh of the observation."""
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""
     torch_threads: int = 1

@@ -203,7 +203,7 @@ class Trainer:
         self.next_checkpoint = config.checkpoint_every
         self.next_eval = config.eval_every
         self.last_rating: tuple[float, float, float] | None = None
-        self.capture: dict[str, Any] | None = None
+        self.capture: bytes | None = None
         self.results: Counter = Counter()
         self.bar: Any = None
         self.resumed = False
@@ -289,19 +289,20 @@ class Trainer:
 
     # ------------------------------------------------------------------ during the run
 
-    def capture_state(self) -> dict[str, Any]:
-        """Everything that decides the rest of the run, copied (taken between rollouts)."""
+    def capture_state(self) -> bytes:
+        """Everything that decides the rest of the run, pickled (taken between rollouts:
+        pickling is the deep copy, and the bytes are what ``trainer.pkl`` holds)."""
         m = self.model
-        return {
+        state = {
             "format": STATE_FORMAT,
             "num_timesteps": m.num_timesteps,
             "n_updates": m._n_updates,
-            "policy": copy.deepcopy(m.policy.state_dict()),
-            "optimizer": copy.deepcopy(m.policy.optimizer.state_dict()),
-            "last_obs": copy.deepcopy(m._last_obs),
-            "last_episode_starts": copy.deepcopy(m._last_episode_starts),
-            "ep_info_buffer": copy.deepcopy(m.ep_info_buffer),
-            "env": self.env.get_state(),
+            "policy": m.policy.state_dict(),
+            "optimizer": m.policy.optimizer.state_dict(),
+            "last_obs": m._last_obs,
+            "last_episode_starts": m._last_episode_starts,
+            "ep_info_buffer": m.ep_info_buffer,
+            "env": self.env.get_state(copy=False),
             "pool": self.pool.state_dict(),
             "next_snapshot": self.next_snapshot,
             "next_checkpoint": self.next_checkpoint,
@@ -313,12 +314,13 @@ class Trainer:
                 "python": random.getstate(),
             },
         }
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     def meta(self, step: int) -> dict[str, Any]:
         actor = ActorMLP.from_policy(self.model.policy)
         return policy_meta(self.core, actor, step, self.config.keywords)
 
-    def write_checkpoint(self, capture: dict[str, Any]) -> None:
+    def write_checkpoint(self, capture: bytes) -> None:
         """Write ``capture`` as the checkpoint; the model must hold its network now."""
         tmp, final, old = (
             self.run_dir / n for n in ("checkpoint.tmp", "checkpoint", "checkpoint.old")
@@ -326,10 +328,8 @@ class Trainer:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         self.model.save(tmp / "model.zip")
-        add_meta(tmp / "model.zip", self.meta(capture["num_timesteps"]))
-        state = {k: v for k, v in capture.items() if k not in ("policy", "optimizer")}
-        with open(tmp / "trainer.pkl", "wb") as f:
-            pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
+        add_meta(tmp / "model.zip", self.meta(self.model.num_timesteps))
+        (tmp / "trainer.pkl").write_bytes(capture)
         shutil.rmtree(old, ignore_errors=True)
         if final.exists():
             final.rename(old)
@@ -360,6 +360,18 @@ class Trainer:
         )
         self.last_rating = result.elo()
         self.log_match("random", result)
+        if self.pool.heuristic is not None:  # a fresh one: the pool's keeps its players
+            heuristic = heuristic_opponent(c.game, c.keywords)
+            result = play_match(
+                self.core,
+                c.keywords,
+                actor,
+                heuristic,
+                c.eval_games,
+                seed=c.seed + 3,
+                n_envs=c.eval_games,
+            )
+            self.log_match("heuristic", result)
 
     def log_match(self, name: str, result: MatchResult) -> None:
         elo, low, high = result.elo()
@@ -437,14 +449,14 @@ class Trainer:
         except KeyboardInterrupt:
             if self.bar is not None:
                 self.bar.close()
-            capture = self.capture
-            if capture is None:
+            if self.capture is None:
                 raise
-            model.policy.load_state_dict(capture["policy"])
-            model.policy.optimizer.load_state_dict(capture["optimizer"])
-            model.num_timesteps, model._n_updates = capture["num_timesteps"], capture["n_updates"]
-            self.write_checkpoint(capture)
-            raise Interrupted(self.run_dir, capture["num_timesteps"]) from None
+            state = pickle.loads(self.capture)  # the model as it was when it was taken
+            model.policy.load_state_dict(state["policy"])
+            model.policy.optimizer.load_state_dict(state["optimizer"])
+            model.num_timesteps, model._n_updates = state["num_timesteps"], state["n_updates"]
+            self.write_checkpoint(self.capture)
+            raise Interrupted(self.run_dir, state["num_timesteps"]) from None
         finally:
             if self.bar is not None:
                 self.bar.close()

@@ -43,6 +43,7 @@ seconds) as SB3's ``Monitor`` writes it, ``result`` (``"win"``, ``"loss"``, ``"d
 from __future__ import annotations
 
 import copy
+import pickle
 import time
 from typing import Any
 
@@ -355,26 +356,28 @@ class SelfPlayVecEnv(VecEnv):
 
     # ----------------------------------------------------------------- resume
 
-    def get_state(self) -> dict[str, Any]:
-        """A deep copy of everything that decides what happens next (for exact resume)."""
-        return copy.deepcopy(
-            {
-                "states": self.states,
-                "rngs": [r.bit_generator.state for r in self.rngs],
-                "rng": self.rng.bit_generator.state,
-                "learner_team": self.learner_team,
-                "learner_seat": self.learner_seat,
-                "opponents": [o.name for o in self.opponents],
-                "lead": self._lead_then,
-                "ep_return": self._ep_return,
-                "ep_len": self._ep_len,
-                "obs": self._obs,
-                "masks": self._masks,
-            }
+    def get_state(self, copy: bool = True) -> dict[str, Any]:
+        """Everything that decides what happens next (for exact resume): a deep copy, or
+        with ``copy=False`` the live objects (pickle them before the env moves on)."""
+        state = {
+            "states": self.states,
+            "rngs": [r.bit_generator.state for r in self.rngs],
+            "rng": self.rng.bit_generator.state,
+            "learner_team": self.learner_team,
+            "learner_seat": self.learner_seat,
+            "opponents": [o.name for o in self.opponents],
+            "lead": self._lead_then,
+            "ep_return": self._ep_return,
+            "ep_len": self._ep_len,
+            "obs": self._obs,
+            "masks": self._masks,
+        }
+        return (
+            pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)) if copy else state
         )
 
     def set_state(self, state: dict[str, Any]) -> None:
-        state = copy.deepcopy(state)
+        state = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
         if len(state["states"]) != self.num_envs:
             raise ValueError(
                 f"saved state has {len(state['states'])} games, env has {self.num_envs}"

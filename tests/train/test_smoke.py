@@ -88,7 +88,7 @@ def test_ctrl_c_writes_a_checkpoint_and_resume_finishes_the_run(tmp_path):
         "train",
         "lost_heir",
         "--timesteps",
-        "60000",
+        "30000",
         "--out",
         str(run),
         "--n-envs",

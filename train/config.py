@@ -54,7 +54,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     """Gradient norm clip."""
     trunk: tuple[int, ...] = (64,)
-    """Tanh layers shared by policy and value, after asinh of the observation."""
+    """Tanh layers shared by policy and value, after symlog of the observation."""
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""
     torch_threads: int = 1

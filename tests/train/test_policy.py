@@ -44,7 +44,7 @@ def small_model(core, trunk=(32, 16), heads=(8,)):
 @pytest.mark.parametrize("trunk,heads", [((32, 16), (8,)), ((16,), ()), ((), (8, 8))])
 def test_numpy_actor_gives_the_networks_distribution(trunk, heads):
     env, model = small_model(TOY4, trunk, heads)
-    obs = env.reset() * 7 - 20  # large and negative inputs exercise asinh
+    obs = env.reset() * 7 - 20  # large and negative inputs exercise symlog
     actor = ActorMLP.from_policy(model.policy)
     assert (actor.trunk, actor.heads) == (trunk, heads)
     masks = env.action_masks()

@@ -105,7 +105,14 @@ def test_ctrl_c_writes_a_checkpoint_and_resume_finishes_the_run(tmp_path):
         "0",
         "--no-progress",
     ]
-    process = subprocess.Popen(args, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # even if ignored here
+    )
     deadline = time.time() + 300
     while not (run / "checkpoint" / "trainer.pkl").exists() and time.time() < deadline:
         time.sleep(0.2)

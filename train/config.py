@@ -33,7 +33,7 @@ class TrainConfig:
     """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
     n_envs: int = 128
     """Games stepped at once by the batched env (one learner decision each per step)."""
-    n_steps: int = 32
+    n_steps: int = 64
     """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
     batch_size: int = 2048
     """PPO minibatch size; must divide n_steps * n_envs."""
@@ -151,7 +151,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
     # hand's reward within about +-1.25, comparable with the +-1 for the game. Default run:
     # about 6 minutes with its arena on the 2-core reference machine (docs/training.md).
-    "lost_heir": {"timesteps": 1_000_000, "points_scale": 0.05},
+    "lost_heir": {"timesteps": 2_000_000, "points_scale": 0.05},
     # A round moves the lead by at most 12 points (each army scores 0..6).
     "lost_ranks": {"timesteps": 1_000_000, "points_scale": 0.1},
     # No score: the reward is the game's result only.

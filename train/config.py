@@ -149,13 +149,14 @@ class TrainConfig:
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
-    # hand's reward within about +-1.25, comparable with the +-1 for the game. Default run:
-    # about 6 minutes with its arena on the 2-core reference machine (docs/training.md).
+    # hand's reward within about +-1.25, comparable with the +-1 for the game. 2M decisions:
+    # about 3 minutes with its arena on the quiet 2-core reference machine (docs/training.md).
     "lost_heir": {"timesteps": 2_000_000, "points_scale": 0.05},
-    # A round moves the lead by at most 12 points (each army scores 0..6).
-    "lost_ranks": {"timesteps": 1_000_000, "points_scale": 0.1},
-    # No score: the reward is the game's result only.
-    "hidden_ranks": {"timesteps": 1_000_000, "points_scale": 0.0},
+    # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
+    "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},
+    # No score: the reward is the game's result only. ~1k decisions/s (3,640 actions make
+    # SB3's masked distribution the bottleneck), so 500k decisions take about 8-9 minutes.
+    "hidden_ranks": {"timesteps": 500_000, "points_scale": 0.0},
 }
 """Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
 

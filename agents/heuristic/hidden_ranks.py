@@ -104,7 +104,7 @@ MOVE_DISTANCE = np.arange(len(rules.MOVE_FROM)) % rules.MAX_DISTANCE + 1
 
 # --- tuning: every number the rules of the docstring use ---------------------------------
 
-BASE_VALUE = np.array([0, 4, 1, 2.5, 2, 2.5, 3.5, 5, 7, 10, 14, 1, 60], dtype=float)
+BASE_VALUE = np.array([0, 4, 1, 2.5, 2, 2.5, 3.5, 5, 7, 10, 14, 2, 60], dtype=float)
 """Value of a piece by rank code (index 0 unused; S, 2, ..., 10, B, F)."""
 FLAG_VALUE = BASE_VALUE[FLAG]
 SPY_VALUE_ALONE = 1.0
@@ -114,7 +114,7 @@ MINER_BONUS = 1.5
 LAST_PIECES = {1: FLAG_VALUE, 2: FLAG_VALUE / 4}
 """Added to the value of my mobile pieces when only this many are left: a player without a
 legal move loses."""
-INFO = 1.0
+INFO = 1.5
 """Bonus for striking an unknown piece: its rank is shown."""
 DECAY = 0.8
 """Pull of a target per square of distance (rule 4)."""
@@ -294,19 +294,6 @@ def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list
     while left.get(BOMB, 0):
         put(BOMB, pick(lambda r, c: (2, 2, 1, 0)[r]))
 
-    front = (0, 0.2, 2, 3)  # weights by row, back to front
-    marshal = pick(lambda r, c: front[r] * (3 if c in LANES else 1))
-    put(MARSHAL, marshal)
-    general = pick(
-        lambda r, c: front[r] * (3 if c in LANES else 1) * (3 if abs(c - marshal % SIDE) > 2 else 1)
-    )
-    put(GENERAL, general)
-    if left.get(SPY):
-        near = [
-            s for s in free if abs(s - general) in (1, SIDE) and abs(s % SIDE - general % SIDE) < 2
-        ]
-        put(SPY, min(near) if near else pick(lambda r, c: 1.0))
-
     guard_rank = next((r for r in (4, 5, 6) if left.get(r)), SCOUT)
     if left.get(guard_rank):
         spots = [s for s in around if s in free]  # an open side of the Flag first
@@ -316,6 +303,16 @@ def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list
             spots = [s for s in sorted(free) if any(adjacent[s, b] for b in walls)]
         if spots:
             put(guard_rank, spots[int(rng.integers(len(spots)))])
+
+    front = (0, 0.2, 2, 3)  # weights by row, back to front
+    marshal = pick(lambda r, c: front[r] * (3 if c in LANES else 1))
+    put(MARSHAL, marshal)
+    general = pick(
+        lambda r, c: front[r] * (3 if c in LANES else 1) * (3 if abs(c - marshal % SIDE) > 2 else 1)
+    )
+    put(GENERAL, general)
+    if left.get(SPY):  # the free square nearest the General, behind it if it can
+        put(SPY, min(free, key=lambda s: (_manhattan(s, general), s > general, s)))
 
     weights = {
         SCOUT: (0.5, 1, 2, 6),
@@ -328,6 +325,10 @@ def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list
         while left.get(rank):
             put(rank, pick(lambda r, c, w=row_weight: w[r]))
     return plan
+
+
+def _manhattan(a: int, b: int) -> int:
+    return abs(a // SIDE - b // SIDE) + abs(a % SIDE - b % SIDE)
 
 
 def _home_geometry() -> tuple[np.ndarray, np.ndarray]:

@@ -14,15 +14,18 @@ action numbering of :mod:`feral_envs.hidden_ranks.rules`. It never touches the e
 
 **Setup** (``setup="choose"``, one placement per action in the game's fixed order). At its
 first placement the bot draws a plan from its seed and then places each piece on a square
-the plan gave its rank:
+the plan gave its rank (with ``setup="random"`` or a given setup there is nothing to place):
 
-1. the Flag on the back row, in a column drawn at random;
-2. Bombs on the squares around the Flag (in front first, then beside it); in the full game
-   the other Bombs go on the back three rows, none on the front row;
-3. the Marshal and the General on the front two rows, preferably in the three lanes between
-   the lakes and the edges, several columns apart; the Spy on a square next to the General;
-4. a guard next to the Flag's Bombs: a Sergeant, Lieutenant or Captain in the full game, a
-   Scout beside the Flag in the quick game;
+1. the Flag on the back row, in a column drawn at random; with fewer than three Bombs (the
+   quick game) in a back corner, which has only two open sides;
+2. Bombs on the squares around the Flag (in the quick game its one Bomb on one of the two
+   sides, drawn at random); in the full game the other Bombs go on the back three rows,
+   never the front row;
+3. a guard: a Scout on the Flag's other side in the quick game; in the full game, where the
+   Bombs close every side, a Sergeant (else a Lieutenant, a Captain) next to them;
+4. the Marshal and the General mostly on the front two rows (never the back row), preferably
+   in the three lanes beside the lakes, several columns apart; the Spy on the free square
+   nearest the General, behind it where it can;
 5. Scouts mostly on the front row, Miners mostly on the back two rows, Colonels and Majors on
    the front two rows, and the rest anywhere left (the full game fills all 40 squares).
 
@@ -30,39 +33,52 @@ the plan gave its rank:
 what is public: the army (the same as its own), minus the enemy pieces removed, minus the
 enemy pieces on the board whose rank is known. A piece that has moved is no Bomb and no Flag;
 an unmoved piece is a Bomb or the Flag with the chance that the unmoved pieces must hold the
-Bombs and Flag still unaccounted for. Among unmoved pieces the Flag is thought likelier on
-the enemy's back rows, next to known Bombs, and among other unmoved pieces.
+Bombs and Flag still unaccounted for (certainly, once the moved pieces account for every
+mobile piece left). Among unmoved pieces the Flag is thought likelier on the enemy's back row
+and the row before it, next to known Bombs, and among other unmoved pieces. A Bomb that a
+striker died against is known (the rules show the survivor of a strike), and so is every
+other piece that won or survived a strike.
 
 **Moves.** Each legal move gets a score; the highest wins (a tiny seeded random number breaks
 ties). Pieces are valued from 1 (Scout) to 14 (Marshal), the Spy at 4 while the enemy
-Marshal lives, Miners higher while enemy Bombs remain; striking the Flag is worth 60.
+Marshal lives (1 after), a Bomb at 2, my Miners higher while enemy Bombs remain, and my last
+two mobile pieces far higher (a player left without a move loses); striking the Flag is worth
+60, a win.
 
 1. *Strike what it beats, avoid what beats it.* A strike is scored by its expected gain over
    the defender's possible ranks: the defender's value if the striker wins, minus the
    striker's value if it loses, both for a tie. A known weaker piece is a sure gain; a known
    stronger piece or a known Bomb (for anyone but a Miner) a sure loss. So the Spy strikes a
-   known Marshal (it wins that strike) and Miners strike known Bombs.
-2. *Probe unknown pieces.* A strike on an unknown piece earns a bonus for what it reveals, so
+   known Marshal (it wins that strike), nothing else does, and Miners strike known Bombs.
+2. *Probe unknown pieces.* A strike on an unknown piece earns 1.5 for what it reveals, so
    cheap pieces (Scouts, from a distance too, and low ranks) probe unknown pieces, while
    valuable pieces strike unknown ones only when their chances are good.
 3. *Hunt the Flag.* Unmoved unknown pieces carry their chance of being the Flag times its
    value, so pieces that lose little (Miners above all, which also beat Bombs) go for the
    unmoved pieces of the enemy's back rows, more and more as pieces there are ruled out.
 4. *Approach good targets.* Every piece is drawn to the enemy pieces it would strike with a
-   gain (rule 1-3), the pull halving about every three squares of distance (lakes counted);
-   a move scores what it adds to that pull. Miners are drawn to known Bombs the same way.
+   gain (rules 1-3, 6) and to the squares rule 6 rewards stepping onto, the pull shrinking by
+   a fifth per square of distance (lakes counted); a quiet move scores what it adds to that
+   pull. Miners are drawn to known Bombs this way.
 5. *Stay out of reach, retreat when threatened.* A piece next to enemy pieces that could beat
    it (known stronger ones for sure, unknown ones by their chances) is in danger, more so if
    the enemy knows its rank. A move scores the danger it escapes and loses the danger it
    walks into, strikes included (the winner stands on the struck square).
-6. *Guard the Flag.* Enemy pieces that could move and stand within three squares of its Flag
-   add to the value of striking them (most when next to the Flag), so defenders answer an
-   approach; a piece within two squares of the Flag does not leave while it is one of the
-   last two (full) or the last one (quick) there.
+6. *Guard the Flag.* Removing an enemy piece that could move is worth more the nearer it
+   stands to my Flag (30 next to it, 8 and 2 at two and three squares), so defenders answer
+   an approach. A Scout strikes along a straight line, so for each of the Flag's four lines:
+   an enemy piece that is the first on it counts as next to the Flag (by its chance of being
+   a Scout), and stepping onto the empty squares between earns as much; stepping onto a line
+   open to the edge earns a bonus (most next to the Flag); and my piece that is the first on
+   a line is penalised for leaving it (12 next to the Flag, less further away). A piece
+   within two squares of the Flag does not leave lightly while it is one of the last two
+   (full) or the last one (quick) there.
 7. *Keep the Spy near the General*, and not forward on its own.
-8. *Advance, do not shuffle.* A small bonus for every row forward (not for the Spy) and a
-   penalty for undoing its own last move, growing with the back-and-forth count; the
-   no-shuttling rule itself is in the mask, which the bot always obeys.
+8. *Advance, do not shuffle.* A small bonus for every row forward (not for the Spy), a
+   penalty for undoing its own last move, growing with the back-and-forth count, and a
+   small, capped one for repeating any of its last twelve moves or their reverses (which
+   breaks cycles of two pieces moving to and fro). The no-shuttling rule itself is in the
+   mask, which the bot always obeys.
 """
 
 from __future__ import annotations

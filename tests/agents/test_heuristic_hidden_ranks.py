@@ -233,7 +233,15 @@ def test_setup_scouts_forward_spy_by_the_general(mode):
 # --- legality, keywords, determinism ------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode,games", [("quick", 30), ("full", 6)])
+@pytest.mark.parametrize(
+    "mode,games",
+    [
+        ("quick", 30),
+        ("full", 6),
+        pytest.param("quick", 300, marks=pytest.mark.slow),
+        pytest.param("full", 60, marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize("setup", ["choose", "random"])
 def test_never_chooses_an_illegal_action(mode, setup, games):
     env = feral_envs.make("hidden_ranks", mode=mode, setup=setup)

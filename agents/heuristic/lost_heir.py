@@ -1,0 +1,482 @@
+"""``heuristic`` for Lost Heir: a rule-based bidder and card player.
+
+It reads only ``act``'s observation and action mask, decoded with the spans of
+:data:`feral_envs.lost_heir.encoding.OBS` (seats are ego-centric: me, left, partner, right).
+It keeps no memory between calls: everything it needs (its hand, the cards played and by
+whom, who led and won each trick, the bidding) is in the observation. Its generator only
+breaks ties between equally good cards, so it is deterministic given its seed. The rules
+below are numbered as in ``docs/bots/lost_heir.md``; the first rule that applies decides.
+
+Hand strength (:func:`hand_strength`)
+    For each city as trump, the points the bot's team can expect if the bot declares:
+    its own likely tricks (top cards of each city counted by how many higher cards are out
+    and whether it holds enough lower cards to wait for them; long trumps; side-city voids
+    and singletons it can ruff), a share of the other tricks for the partner, and the two
+    special cards: the Lost Heir ``W0`` (+5 to the team that takes it) is worth more in the
+    bot's own hand, the Wrong Boy ``T0`` (−3) costs more there. The best city is the one the
+    bot would name as trump; its value is the hand's *strength*, adjusted by the partner's
+    call (a partner who bid adds, one who passed subtracts).
+
+Bidding (a contract scores the points made, whatever its size, so the bot never jumps)
+    B1. Never bid over the partner's standing bid (pass).
+    B2. Otherwise bid the lowest legal value (4, or one above the high bid) when the strength
+        reaches it plus a safety margin, else pass.
+    B3. Dealer, nobody has bid: bid 4 under the same test, else pass (the hand is thrown in).
+    B4. Dealer facing the partner's bid: accept (the team holds the contract either way).
+    B5. Dealer facing an opponent's bid h (first call, or after a raise): refuse when the
+        strength supports h (the bidder must raise to h+1 or concede the contract at h to
+        the bot), accept otherwise.
+    B6. Refused bidder: raise when the strength supports h+1, else concede.
+
+Leading (the bot's team wants tricks, the Heir and not the Boy)
+    L1. Opening lead as declarer: the highest card of the strongest city, which names it
+        trump.
+    L2. ``take a lead`` (when allowed) if the bot has no sure winner to lead and its partner
+        is better placed: the partner declared and may still hold trumps, or the partner
+        holds every unseen card of a city that it can cash (both opponents shown void).
+    L3. Declaring side: lead a boss trump (higher than every unseen trump) while
+        opponents may hold trumps; the declarer with at least as many trumps as are unseen
+        leads its lowest trump (drawing trump).
+    L4. Lead a sure winner: a boss trump, or a boss card of a side city that no opponent is
+        likely to ruff (defenders cash these before trumps); ``W0`` first when it is one.
+    L5. Otherwise lead low: the lowest ordinary card of the longest side city that no
+        opponent is known to be void in; ``T0`` and ``W0`` only when nothing else is left.
+
+Following (the trick's current winner is known; "secure" means no opponent still to play
+can hold a card that beats it, given the cards seen and the voids shown)
+    F1. Partner winning securely: give it ``W0`` if the bot may, else play its lowest card,
+        never ``T0``.
+    F2. Opponent winning: dump ``T0`` on the trick when it may and the opponent stays
+        winning (with the partner still to play, only when nothing unseen beats that card).
+    F3. A trick with ``T0`` and no ``W0`` in it: play a card that does not win it, if any;
+        forced to head it, play the lowest card that does.
+    F4. Win cheaply: the cheapest card (side cards before trumps, low before high) that wins
+        the trick securely.
+    F5. Partner winning, not securely: play low (never ``T0``, never ``W0``).
+    F6. Opponent winning and the bot can beat it but not securely: with ``W0`` in the trick
+        or as third hand, play the highest card that wins; as second hand play low.
+    F7. Otherwise play low: the lowest card, from a short side city first to make a void;
+        keep trumps, boss cards and ``W0``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import BasePolicy
+from feral_envs.cards import trick_winner
+from feral_envs.lost_heir.encoding import (
+    ACCEPT,
+    BID,
+    BOY,
+    CARD,
+    CONCEDE,
+    DECK,
+    HEIR,
+    MAX_BID,
+    MIN_BID,
+    N_RANKS,
+    N_SEATS,
+    N_TRICKS,
+    OBS,
+    PASS,
+    RAISE,
+    REFUSE,
+    TAKE_A_LEAD,
+)
+from feral_envs.lost_heir.rules import Phase
+
+ME, LEFT, PARTNER, RIGHT = range(N_SEATS)  # the observation's seat order
+OPPONENTS = (LEFT, RIGHT)
+N_CITIES = len(DECK.suit_names)
+TOP = N_RANKS - 1  # the Mayor, rank 7
+CITY = DECK.suit_of  # city of each card id
+RANK = DECK.power_of  # rank of each card id
+CITY_CARDS = tuple(tuple(range(c * N_RANKS, (c + 1) * N_RANKS)) for c in range(N_CITIES))
+HEIR_CITY, BOY_CITY = CITY[HEIR], CITY[BOY]
+NOBODY = -1
+
+# ---------------------------------------------------------------------------------------
+# Hand strength. The trick counts are a card player's rules of thumb; the weights that turn
+# them into points were fitted (least squares) to the points the bot's team made declaring
+# at 4 with the bot's own play at all four seats, over 6,000 random deals (see the docs).
+
+SURE_SIDE = (0.85, 0.7, 0.45)
+"""A side-city card with no higher card out: its value in the 1st, 2nd, 3rd round."""
+GUARDED_SIDE = 0.35
+"""A side card with exactly one higher card out and a lower card to wait with."""
+GUARDED_TRUMP = (1.0, 0.75, 0.5, 0.25)
+"""A trump with 0, 1, 2, 3 higher trumps out, holding enough lower trumps to wait."""
+UNGUARDED_TRUMP = 0.15
+LONG_TRUMP = 0.6
+"""Each trump from the fourth on, when not already counted as a winner."""
+RUFF_VOID, RUFF_SINGLETON = 0.6, 0.3
+"""Side cities the bot can ruff, with at least three trumps."""
+BASE_POINTS = 2.5
+"""Points the declaring team makes beyond the declarer's counted tricks (partner, lead)."""
+POINTS_PER_TRICK = 1.0
+"""Points per trick counted in the declarer's hand."""
+HEIR_TERMS = {(True, True): 1.05, (True, False): 0.0, (False, True): 0.25}
+"""Points for ``(W0 held, Winnipeg trump)``, against neither: ``W0`` counts when Winnipeg is
+trump (drawing trump brings it home), and as a side card it is no better than any card."""
+BOY_TERMS = {(True, False): 1.15, (True, True): 0.1, (False, True): -0.65}
+"""Points for ``(T0 held, Toronto trump)``, against neither: ``T0`` in the declarer's hand
+is an asset, not a liability: its holder chooses the trick it goes to (an opponent's, nine
+times in ten), whereas a ``T0`` held by an opponent ends with the declaring team almost as
+often; as a trump it cannot be thrown away."""
+MARGIN = 0.5
+"""The strength must reach a price plus this margin to bid, refuse or raise at it."""
+
+
+def _city_tricks(ranks: list[int], trump: bool) -> float:
+    """Expected tricks from the bot's cards of one city (``ranks`` high to low)."""
+    total = 0.0
+    length = len(ranks)
+    for i, rank in enumerate(ranks):
+        higher_out = TOP - rank - i  # higher cards of the city in other hands
+        lower_held = length - 1 - i
+        if trump:
+            if higher_out < len(GUARDED_TRUMP) and lower_held >= higher_out:
+                value = GUARDED_TRUMP[higher_out]
+            else:
+                value = UNGUARDED_TRUMP
+            if i >= 3:
+                value = max(value, LONG_TRUMP)
+        elif higher_out == 0:
+            value = SURE_SIDE[i] if i < len(SURE_SIDE) else 0.0
+        elif higher_out == 1 and lower_held >= 1 and i < len(SURE_SIDE):
+            value = GUARDED_SIDE
+        else:
+            value = 0.0
+        total += value
+    return total
+
+
+def counted_tricks(hand: list[int], trump: int) -> float:
+    """Tricks the declarer can count on in ``hand`` (card ids) with ``trump``."""
+    ranks = [
+        sorted((RANK[c] for c in hand if CITY[c] == city), reverse=True) for city in range(N_CITIES)
+    ]
+    tricks = sum(_city_tricks(ranks[city], city == trump) for city in range(N_CITIES))
+    if len(ranks[trump]) >= 3:
+        ruffs = {0: RUFF_VOID, 1: RUFF_SINGLETON}
+        tricks += sum(ruffs.get(len(ranks[c]), 0.0) for c in range(N_CITIES) if c != trump)
+    return min(tricks, float(N_TRICKS))
+
+
+def declarer_points(hand: list[int], trump: int) -> float:
+    """Points the bot's team can expect declaring with ``hand`` and ``trump``."""
+    heir = HEIR_TERMS.get((HEIR in hand, trump == HEIR_CITY), 0.0)
+    boy = BOY_TERMS.get((BOY in hand, trump == BOY_CITY), 0.0)
+    return BASE_POINTS + POINTS_PER_TRICK * counted_tricks(hand, trump) + heir + boy
+
+
+def hand_strength(hand: list[int]) -> tuple[int, float]:
+    """``(city, points)``: the best trump city for ``hand`` (card ids; a city it holds, since
+    the opening lead names trump) and the points the bot's team can expect declaring with it
+    (before the partner's call is counted). Ties go to the longer city, then to the higher
+    cards."""
+
+    def key(city: int) -> tuple:
+        cards = [RANK[c] for c in hand if CITY[c] == city]
+        return (declarer_points(hand, city), len(cards), sum(cards))
+
+    city = max({CITY[c] for c in hand}, key=key)
+    return city, declarer_points(hand, city)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the observation
+
+
+def _one_hot(observation: np.ndarray, span: Any) -> int:
+    """Index of the 1 in a one-hot span, or NOBODY when it is all zero."""
+    return _index_of_one(observation[span.slice])
+
+
+def _index_of_one(block: np.ndarray) -> int:
+    i = int(np.argmax(block))
+    return i if block[i] > 0.5 else NOBODY
+
+
+class Table:
+    """What the bot knows in the play phase, decoded from one observation."""
+
+    def __init__(self, observation: np.ndarray) -> None:
+        o = observation
+        self.hand_mask = o[OBS.hand.slice] > 0.5
+        self.hand = np.flatnonzero(self.hand_mask).tolist()
+        played = o[OBS.played.slice].reshape(N_SEATS, DECK.n) > 0.5
+        self.unseen = ~(self.hand_mask | played.any(axis=0))
+        self.trump = _one_hot(o, OBS.trump)
+        self.led = _one_hot(o, OBS.led_city)
+        self.declarer = _one_hot(o, OBS.declarer)
+        leader = _one_hot(o, OBS.leader)
+        positions = o[OBS.trick.slice].reshape(N_SEATS, DECK.n)
+        self.trick: list[tuple[int, int]] = []  # (seat, card) in play order
+        for pos in range(N_SEATS):
+            cards = np.flatnonzero(positions[pos])
+            if cards.size == 0:
+                break
+            self.trick.append(((leader + pos) % N_SEATS, int(cards[0])))
+        self.position = len(self.trick)
+        self.to_play_after = [(ME + k) % N_SEATS for k in range(1, N_SEATS - self.position)]
+        self.may_take_a_lead = o[OBS.may_take_a_lead.start] > 0.5
+        self.voids = self._voids(o, played)
+        self.unseen_count = [int(self.unseen[list(CITY_CARDS[c])].sum()) for c in range(N_CITIES)]
+
+    @staticmethod
+    def _voids(o: np.ndarray, played: np.ndarray) -> np.ndarray:
+        """``voids[seat, city]``: the seat failed to follow that city this hand."""
+        voids = np.zeros((N_SEATS, N_CITIES), dtype=bool)
+        card_trick = o[OBS.card_trick.slice].reshape(DECK.n, N_TRICKS)
+        leaders = o[OBS.trick_leaders.slice].reshape(N_SEATS, N_TRICKS)
+        seat_of = np.argmax(played, axis=0)
+        cards = np.flatnonzero(played.any(axis=0))
+        if cards.size == 0:
+            return voids
+        trick_of = np.argmax(card_trick[cards], axis=1)
+        led_city = {}
+        for card, k in zip(cards.tolist(), trick_of.tolist(), strict=True):
+            if leaders[seat_of[card], k] > 0.5:
+                led_city[k] = CITY[card]
+        for card, k in zip(cards.tolist(), trick_of.tolist(), strict=True):
+            if CITY[card] != led_city[k]:
+                voids[seat_of[card], led_city[k]] = True
+        return voids
+
+    # -- what the unseen cards can do -------------------------------------------------
+
+    def unseen_above(self, card: int) -> bool:
+        """Some unseen card of ``card``'s city ranks above it."""
+        city = CITY[card]
+        return bool(self.unseen[card + 1 : (city + 1) * N_RANKS].any())
+
+    def is_boss(self, card: int) -> bool:
+        return not self.unseen_above(card)
+
+    def may_ruff(self, seat: int, city: int) -> bool:
+        """``seat`` may be void in ``city`` and still hold a trump."""
+        if self.trump in (NOBODY, city) or self.unseen_count[self.trump] == 0:
+            return False
+        if self.voids[seat, self.trump]:
+            return False
+        return bool(self.voids[seat, city]) or self.unseen_count[city] == 0
+
+    def opponent_can_beat(self, card: int, led: int) -> bool:
+        """An opponent still to play this trick may beat ``card`` (in a trick led ``led``)."""
+        city = CITY[card]
+        for seat in self.to_play_after:
+            if seat not in OPPONENTS:
+                continue
+            if city == self.trump:
+                if led == self.trump:
+                    if not self.voids[seat, city] and self.unseen_above(card):
+                        return True
+                elif self.may_ruff(seat, led) and self.unseen_above(card):
+                    return True
+            else:
+                if not self.voids[seat, city] and self.unseen_above(card):
+                    return True
+                if self.may_ruff(seat, led):
+                    return True
+        return False
+
+    def safe_lead(self, card: int) -> bool:
+        """Leading ``card`` wins the trick whatever the others hold."""
+        if self.unseen_above(card):
+            return False
+        if CITY[card] == self.trump:
+            return True
+        return not any(self.may_ruff(seat, CITY[card]) for seat in OPPONENTS)
+
+    def beats(self, card: int, best: int) -> bool:
+        """``card`` beats ``best``, the card now winning the trick."""
+        if CITY[card] == self.trump:
+            return CITY[best] != self.trump or RANK[card] > RANK[best]
+        return CITY[card] == CITY[best] == self.led and RANK[card] > RANK[best]
+
+
+# ---------------------------------------------------------------------------------------
+# The policy
+
+
+class LostHeirHeuristic(BasePolicy):
+    """The rule-based Lost Heir bot (rules in the module docstring).
+
+    After each ``act``, :attr:`rule` names the rule that decided (``"B2"``, ``"F4"``, …).
+    """
+
+    def __init__(self, seed: int, spec: str = "heuristic") -> None:
+        super().__init__(spec, seed)
+        self.rule = ""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if not action_mask.any():
+            raise ValueError("action_mask marks no legal action: it is not this policy's turn")
+        phase = _one_hot(observation, OBS.phase)
+        if phase == Phase.PLAY:
+            self.rule, action = self._play(Table(observation), action_mask)
+        else:
+            self.rule, action = self._call(observation, phase, action_mask)
+        if not action_mask[action]:  # a bug in the rules above, never the caller's fault
+            raise RuntimeError(f"rule {self.rule} chose illegal action {action}")
+        return int(action)
+
+    # -- bidding ------------------------------------------------------------------------
+
+    def _call(self, observation: np.ndarray, phase: int, mask: np.ndarray) -> tuple[str, int]:
+        _, strength = hand_strength(np.flatnonzero(observation[OBS.hand.slice]).tolist())
+        high = _one_hot(observation, OBS.high_bid)
+        high = 0 if high == NOBODY else high + MIN_BID
+        bidder = _one_hot(observation, OBS.high_bidder)
+
+        def supports(price: int) -> bool:
+            return strength >= price + MARGIN
+
+        if phase == Phase.DUEL_BIDDER:
+            return "B6", RAISE if mask[RAISE] and supports(high + 1) else CONCEDE
+        if phase in (Phase.DEALER, Phase.DUEL_DEALER) and high:
+            if bidder == PARTNER:
+                return "B4", ACCEPT
+            return "B5", REFUSE if supports(high) else ACCEPT
+        if bidder == PARTNER:
+            return "B1", PASS
+        rule = "B3" if phase == Phase.DEALER else "B2"
+        price = max(high + 1, MIN_BID)
+        if price <= MAX_BID and supports(price):
+            return rule, BID + price - MIN_BID
+        return rule, PASS
+
+    # -- card play ----------------------------------------------------------------------
+
+    def _play(self, t: Table, mask: np.ndarray) -> tuple[str, int]:
+        legal = [c for c in t.hand if mask[CARD + c]]
+        if t.position == 0:
+            return self._lead(t, legal, bool(mask[TAKE_A_LEAD]))
+        rule, card = self._follow(t, legal)
+        return rule, CARD + card
+
+    def _pick(self, cards: list[int], key: Any) -> int:
+        """The card with the smallest ``key``; ties broken by the bot's generator."""
+        keys = [key(c) for c in cards]
+        best = min(keys)
+        tied = [c for c, k in zip(cards, keys, strict=True) if k == best]
+        return tied[0] if len(tied) == 1 else tied[int(self.rng.integers(len(tied)))]
+
+    def _lead(self, t: Table, legal: list[int], may_take: bool) -> tuple[str, int]:
+        if t.trump == NOBODY:
+            city, _ = hand_strength(t.hand)
+            return "L1", CARD + max(c for c in t.hand if CITY[c] == city)
+        trumps = [c for c in legal if CITY[c] == t.trump]
+        sure = [c for c in legal if c != BOY and t.safe_lead(c)]
+        if may_take and not sure and self._partner_better(t):
+            return "L2", TAKE_A_LEAD
+        declaring = t.declarer in (ME, PARTNER)
+        if declaring and t.unseen_count[t.trump] > 0 and trumps:
+            boss = [c for c in trumps if t.is_boss(c)]
+            if boss:
+                return "L3", CARD + max(boss, key=RANK.__getitem__)
+            plain = [c for c in trumps if c not in (HEIR, BOY)]
+            if t.declarer == ME and plain and len(trumps) >= t.unseen_count[t.trump]:
+                return "L3", CARD + min(plain, key=RANK.__getitem__)
+        if sure:
+            if HEIR in sure:
+                return "L4", CARD + HEIR
+            side = [c for c in sure if CITY[c] != t.trump]
+            if not declaring and side:
+                sure = side
+            return "L4", CARD + self._pick(sure, lambda c: (CITY[c] == t.trump, -RANK[c]))
+        return "L5", CARD + self._low_lead(t, legal)
+
+    def _partner_better(self, t: Table) -> bool:
+        """Rule L2: the partner declared and may hold trumps, or it holds every unseen card
+        of a city both opponents are void in and cannot ruff."""
+        partner_void = t.voids[PARTNER]
+        if t.declarer == PARTNER and t.unseen_count[t.trump] > 0 and not partner_void[t.trump]:
+            return True
+        for city in range(N_CITIES):
+            if t.unseen_count[city] == 0 or partner_void[city]:
+                continue
+            if all(t.voids[o, city] and not t.may_ruff(o, city) for o in OPPONENTS):
+                return True
+        return False
+
+    def _low_lead(self, t: Table, legal: list[int]) -> int:
+        """Rule L5's card."""
+        length = [sum(1 for c in t.hand if CITY[c] == city) for city in range(N_CITIES)]
+
+        def key(card: int) -> tuple:
+            city = CITY[card]
+            special = 2 if card == HEIR else 1 if card == BOY else 0
+            ruffed = any(t.voids[o, city] for o in OPPONENTS)
+            return (special, city == t.trump, ruffed, -length[city], RANK[card])
+
+        return self._pick(legal, key)
+
+    def _follow(self, t: Table, legal: list[int]) -> tuple[str, int]:
+        cards = [c for _, c in t.trick]
+        win_seat, win_card = t.trick[trick_winner(cards, t.led, t.trump, DECK)]
+        partner_winning = win_seat == PARTNER
+        if partner_winning and not t.opponent_can_beat(win_card, t.led):
+            if HEIR in legal:
+                return "F1", HEIR
+            return "F1", self._low(t, legal, to_partner=True)
+        if BOY in legal and not partner_winning and self._boy_stays_out(t, cards):
+            return "F2", BOY
+        winners = [c for c in legal if t.beats(c, win_card)]
+        losers = [c for c in legal if c not in winners]
+        cheapest = lambda c: (CITY[c] == t.trump, RANK[c])  # noqa: E731
+        if BOY in cards and HEIR not in cards:
+            if losers:
+                return "F3", self._low(t, losers, to_partner=partner_winning)
+            return "F3", self._pick(winners, cheapest)
+        sure = [c for c in winners if c != BOY and not t.opponent_can_beat(c, t.led)]
+        if sure:
+            return "F4", self._pick(sure, cheapest)
+        if partner_winning:
+            return "F5", self._low(t, legal, to_partner=True)
+        if winners and (HEIR in cards or t.position == 2):
+            return "F6", self._pick(winners, lambda c: -RANK[c])
+        if winners and losers and t.position == 1:
+            return "F6", self._low(t, losers, to_partner=False)
+        return "F7", self._low(t, legal, to_partner=False)
+
+    def _boy_stays_out(self, t: Table, cards: list[int]) -> bool:
+        """Rule F2's test: with ``T0`` added, an opponent still wins the trick, and the
+        partner, if still to play, cannot take it over (nothing unseen beats that card)."""
+        pos = trick_winner([*cards, BOY], t.led, t.trump, DECK)
+        if pos == len(cards) or t.trick[pos][0] not in OPPONENTS:
+            return False
+        if PARTNER not in t.to_play_after:
+            return True
+        best = cards[pos]
+        partner_may_ruff = CITY[best] != t.trump and t.may_ruff(PARTNER, t.led)
+        return not t.unseen_above(best) and not partner_may_ruff
+
+    def _low(self, t: Table, cards: list[int], to_partner: bool) -> int:
+        """The card to throw away: low, from a short side city, keeping trumps, boss cards
+        and ``W0``, and ``T0`` unless the trick goes to the opponents."""
+        length = [sum(1 for c in t.hand if CITY[c] == city) for city in range(N_CITIES)]
+
+        def key(card: int) -> tuple:
+            if card == HEIR:
+                keep = 3
+            elif card == BOY:
+                keep = 3 if to_partner else -1
+            elif CITY[card] == t.trump:
+                keep = 2
+            elif t.is_boss(card):
+                keep = 1
+            else:
+                keep = 0
+            return (keep, RANK[card] + 1.5 * length[CITY[card]])
+
+        return self._pick(cards, key)
+
+
+def make_policy(seed: int, **keywords: Any) -> LostHeirHeuristic:
+    """The Lost Heir heuristic (the game keywords do not change its play)."""
+    return LostHeirHeuristic(seed)

@@ -369,7 +369,12 @@ class LostHeirHeuristic(BasePolicy):
     def _lead(self, t: Table, legal: list[int], may_take: bool) -> tuple[str, int]:
         if t.trump == NOBODY:
             city, _ = hand_strength(t.hand)
-            return "L1", CARD + max(c for c in t.hand if CITY[c] == city)
+            cards = [c for c in t.hand if CITY[c] == city]
+            top = max(cards, key=RANK.__getitem__)
+            plain = [c for c in cards if c not in (HEIR, BOY)]
+            if t.is_boss(top) or not plain:
+                return "L1", CARD + top
+            return "L1", CARD + min(plain, key=RANK.__getitem__)
         trumps = [c for c in legal if CITY[c] == t.trump]
         sure = [c for c in legal if c != BOY and t.safe_lead(c)]
         if may_take and not sure and self._partner_better(t):

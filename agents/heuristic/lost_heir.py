@@ -67,6 +67,7 @@ import numpy as np
 
 from agents.base import BasePolicy
 from feral_envs.cards import trick_winner
+from feral_envs.layout import Span
 from feral_envs.lost_heir.encoding import (
     ACCEPT,
     BID,
@@ -94,7 +95,6 @@ N_CITIES = len(DECK.suit_names)
 TOP = N_RANKS - 1  # the Mayor, rank 7
 CITY = DECK.suit_of  # city of each card id
 RANK = DECK.power_of  # rank of each card id
-CITY_CARDS = tuple(tuple(range(c * N_RANKS, (c + 1) * N_RANKS)) for c in range(N_CITIES))
 HEIR_CITY, BOY_CITY = CITY[HEIR], CITY[BOY]
 NOBODY = -1
 
@@ -191,14 +191,20 @@ def hand_strength(hand: list[int]) -> tuple[int, float]:
 # Reading the observation
 
 
-def _one_hot(observation: np.ndarray, span: Any) -> int:
+def _ones_at(observation: np.ndarray, span: Span) -> list[int]:
+    """Offsets in ``span`` of the observation's nonzero entries (0/1 fields)."""
+    return observation[span.start : span.stop].nonzero()[0].tolist()
+
+
+def _one_hot(observation: np.ndarray, span: Span) -> int:
     """Index of the 1 in a one-hot span, or NOBODY when it is all zero."""
-    return _index_of_one(observation[span.slice])
+    ones = _ones_at(observation, span)
+    return ones[0] if ones else NOBODY
 
 
-def _index_of_one(block: np.ndarray) -> int:
-    i = int(np.argmax(block))
-    return i if block[i] > 0.5 else NOBODY
+def _ones(observation: np.ndarray, span: Span, block: int) -> list[tuple[int, int]]:
+    """``(row, column)`` of each 1 in a span read as rows of ``block`` entries."""
+    return [divmod(i, block) for i in _ones_at(observation, span)]
 
 
 class Table:
@@ -206,45 +212,44 @@ class Table:
 
     def __init__(self, observation: np.ndarray) -> None:
         o = observation
-        self.hand_mask = o[OBS.hand.slice] > 0.5
-        self.hand = np.flatnonzero(self.hand_mask).tolist()
-        played = o[OBS.played.slice].reshape(N_SEATS, DECK.n) > 0.5
-        self.unseen = ~(self.hand_mask | played.any(axis=0))
+        self.hand = _ones_at(o, OBS.hand)
+        played = _ones(o, OBS.played, DECK.n)  # (seat, card)
+        self.unseen = [True] * DECK.n
+        for card in self.hand:
+            self.unseen[card] = False
+        for _, card in played:
+            self.unseen[card] = False
+        self.unseen_count = [
+            sum(self.unseen[c * N_RANKS : (c + 1) * N_RANKS]) for c in range(N_CITIES)
+        ]
         self.trump = _one_hot(o, OBS.trump)
         self.led = _one_hot(o, OBS.led_city)
         self.declarer = _one_hot(o, OBS.declarer)
         leader = _one_hot(o, OBS.leader)
-        positions = o[OBS.trick.slice].reshape(N_SEATS, DECK.n)
-        self.trick: list[tuple[int, int]] = []  # (seat, card) in play order
-        for pos in range(N_SEATS):
-            cards = np.flatnonzero(positions[pos])
-            if cards.size == 0:
-                break
-            self.trick.append(((leader + pos) % N_SEATS, int(cards[0])))
+        self.trick = [  # (seat, card) in play order
+            ((leader + pos) % N_SEATS, card) for pos, card in _ones(o, OBS.trick, DECK.n)
+        ]
         self.position = len(self.trick)
         self.to_play_after = [(ME + k) % N_SEATS for k in range(1, N_SEATS - self.position)]
-        self.may_take_a_lead = o[OBS.may_take_a_lead.start] > 0.5
         self.voids = self._voids(o, played)
-        self.unseen_count = [int(self.unseen[list(CITY_CARDS[c])].sum()) for c in range(N_CITIES)]
 
     @staticmethod
-    def _voids(o: np.ndarray, played: np.ndarray) -> np.ndarray:
-        """``voids[seat, city]``: the seat failed to follow that city this hand."""
-        voids = np.zeros((N_SEATS, N_CITIES), dtype=bool)
-        card_trick = o[OBS.card_trick.slice].reshape(DECK.n, N_TRICKS)
-        leaders = o[OBS.trick_leaders.slice].reshape(N_SEATS, N_TRICKS)
-        seat_of = np.argmax(played, axis=0)
-        cards = np.flatnonzero(played.any(axis=0))
-        if cards.size == 0:
+    def _voids(o: np.ndarray, played: list[tuple[int, int]]) -> list[list[bool]]:
+        """``voids[seat][city]``: the seat failed to follow that city this hand."""
+        voids = [[False] * N_CITIES for _ in range(N_SEATS)]
+        if not played:
             return voids
-        trick_of = np.argmax(card_trick[cards], axis=1)
+        trick_of = dict(_ones(o, OBS.card_trick, N_TRICKS))  # card -> trick
+        leader_of = {k: seat for seat, k in _ones(o, OBS.trick_leaders, N_TRICKS)}
         led_city = {}
-        for card, k in zip(cards.tolist(), trick_of.tolist(), strict=True):
-            if leaders[seat_of[card], k] > 0.5:
+        for seat, card in played:
+            k = trick_of[card]
+            if leader_of[k] == seat:
                 led_city[k] = CITY[card]
-        for card, k in zip(cards.tolist(), trick_of.tolist(), strict=True):
-            if CITY[card] != led_city[k]:
-                voids[seat_of[card], led_city[k]] = True
+        for seat, card in played:
+            led = led_city[trick_of[card]]
+            if CITY[card] != led:
+                voids[seat][led] = True
         return voids
 
     # -- what the unseen cards can do -------------------------------------------------
@@ -252,7 +257,7 @@ class Table:
     def unseen_above(self, card: int) -> bool:
         """Some unseen card of ``card``'s city ranks above it."""
         city = CITY[card]
-        return bool(self.unseen[card + 1 : (city + 1) * N_RANKS].any())
+        return any(self.unseen[card + 1 : (city + 1) * N_RANKS])
 
     def is_boss(self, card: int) -> bool:
         return not self.unseen_above(card)
@@ -261,9 +266,9 @@ class Table:
         """``seat`` may be void in ``city`` and still hold a trump."""
         if self.trump in (NOBODY, city) or self.unseen_count[self.trump] == 0:
             return False
-        if self.voids[seat, self.trump]:
+        if self.voids[seat][self.trump]:
             return False
-        return bool(self.voids[seat, city]) or self.unseen_count[city] == 0
+        return bool(self.voids[seat][city]) or self.unseen_count[city] == 0
 
     def opponent_can_beat(self, card: int, led: int) -> bool:
         """An opponent still to play this trick may beat ``card`` (in a trick led ``led``)."""
@@ -273,12 +278,12 @@ class Table:
                 continue
             if city == self.trump:
                 if led == self.trump:
-                    if not self.voids[seat, city] and self.unseen_above(card):
+                    if not self.voids[seat][city] and self.unseen_above(card):
                         return True
                 elif self.may_ruff(seat, led) and self.unseen_above(card):
                     return True
             else:
-                if not self.voids[seat, city] and self.unseen_above(card):
+                if not self.voids[seat][city] and self.unseen_above(card):
                     return True
                 if self.may_ruff(seat, led):
                     return True
@@ -328,7 +333,7 @@ class LostHeirHeuristic(BasePolicy):
     # -- bidding ------------------------------------------------------------------------
 
     def _call(self, observation: np.ndarray, phase: int, mask: np.ndarray) -> tuple[str, int]:
-        _, strength = hand_strength(np.flatnonzero(observation[OBS.hand.slice]).tolist())
+        _, strength = hand_strength(_ones_at(observation, OBS.hand))
         high = _one_hot(observation, OBS.high_bid)
         high = 0 if high == NOBODY else high + MIN_BID
         bidder = _one_hot(observation, OBS.high_bidder)
@@ -405,7 +410,7 @@ class LostHeirHeuristic(BasePolicy):
         for city in range(N_CITIES):
             if t.unseen_count[city] == 0 or partner_void[city]:
                 continue
-            if all(t.voids[o, city] and not t.may_ruff(o, city) for o in OPPONENTS):
+            if all(t.voids[o][city] and not t.may_ruff(o, city) for o in OPPONENTS):
                 return True
         return False
 
@@ -416,7 +421,7 @@ class LostHeirHeuristic(BasePolicy):
         def key(card: int) -> tuple:
             city = CITY[card]
             special = 2 if card == HEIR else 1 if card == BOY else 0
-            ruffed = any(t.voids[o, city] for o in OPPONENTS)
+            ruffed = any(t.voids[o][city] for o in OPPONENTS)
             return (special, city == t.trump, ruffed, -length[city], RANK[card])
 
         return self._pick(legal, key)

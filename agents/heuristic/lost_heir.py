@@ -1,62 +1,68 @@
 """``heuristic`` for Lost Heir: a rule-based bidder and card player.
 
 It reads only ``act``'s observation and action mask, decoded with the spans of
-:data:`feral_envs.lost_heir.encoding.OBS` (seats are ego-centric: me, left, partner, right).
-It keeps no memory between calls: everything it needs (its hand, the cards played and by
-whom, who led and won each trick, the bidding) is in the observation. Its generator only
-breaks ties between equally good cards, so it is deterministic given its seed. The rules
-below are numbered as in ``docs/bots/lost_heir.md``; the first rule that applies decides.
+:data:`feral_envs.lost_heir.encoding.OBS` (seats ego-centric: me, left, partner, right), never
+the env's state. It keeps no memory between calls: its hand, the cards played and by whom,
+who led and won each trick and the bidding are all in the observation. Its generator only
+breaks ties between equally good cards, so it is deterministic given its seed. After each
+``act``, ``policy.rule`` names the rule that decided. Rules are tried in order; the first
+that applies decides. ``docs/bots/lost_heir.md`` gives the reasons and the measurements.
 
-Hand strength (:func:`hand_strength`)
-    For each city as trump, the points the bot's team can expect if the bot declares:
-    its own likely tricks (top cards of each city counted by how many higher cards are out
-    and whether it holds enough lower cards to wait for them; long trumps; side-city voids
-    and singletons it can ruff), a share of the other tricks for the partner, and the two
-    special cards: the Lost Heir ``W0`` (+5 to the team that takes it) is worth more in the
-    bot's own hand, the Wrong Boy ``T0`` (−3) costs more there. The best city is the one the
-    bot would name as trump; its value is the hand's *strength*, adjusted by the partner's
-    call (a partner who bid adds, one who passed subtracts).
+Hand strength (:func:`hand_strength`): for each city the bot holds, taken as trump, the
+points its team can expect declaring: ``2.5 + counted tricks`` plus terms for the special
+cards. Counted tricks: a trump counts 1, 0.75, 0.5, 0.25 with 0, 1, 2, 3 higher trumps out
+when the bot holds as many lower trumps to wait with (else 0.15), and the fourth trump on at
+least 0.6; a side card with no higher card out counts 0.85, 0.7, 0.45 as the city's 1st, 2nd,
+3rd card, one with a single higher card out and a lower card 0.35; with three trumps a void
+side city adds 0.6, a singleton 0.3. Special cards (measured, see the docs): Winnipeg trump
++0.25, or +1.05 holding ``W0`` (drawing trump brings it home), a side ``W0`` 0; ``T0`` held
+as a side card +1.15 (its holder chooses the trick it goes to), as a trump +0.1; Toronto
+trump without ``T0`` −0.65. The best city is the trump the bot would name and its value the
+hand's *strength*. A price p is *supported* when the strength is at least p + 0.5.
 
-Bidding (a contract scores the points made, whatever its size, so the bot never jumps)
-    B1. Never bid over the partner's standing bid (pass).
-    B2. Otherwise bid the lowest legal value (4, or one above the high bid) when the strength
-        reaches it plus a safety margin, else pass.
-    B3. Dealer, nobody has bid: bid 4 under the same test, else pass (the hand is thrown in).
+Bidding (a contract scores the points made, whatever its size, so the bot never jumps):
+    B1. The partner holds the high bid: pass (never bid over the partner).
+    B2. Otherwise bid the lowest legal price (4, or one above the high bid) if supported,
+        else pass.
+    B3. Dealer, nobody has bid: bid 4 if supported, else pass (the hand is thrown in).
     B4. Dealer facing the partner's bid: accept (the team holds the contract either way).
-    B5. Dealer facing an opponent's bid h (first call, or after a raise): refuse when the
-        strength supports h (the bidder must raise to h+1 or concede the contract at h to
-        the bot), accept otherwise.
-    B6. Refused bidder: raise when the strength supports h+1, else concede.
+    B5. Dealer facing an opponent's bid h (first call, or after a raise): refuse if h is
+        supported (the bidder must raise to h+1 or concede the contract at h), else accept.
+    B6. Refused bidder: raise if h+1 is supported, else concede.
 
-Leading (the bot's team wants tricks, the Heir and not the Boy)
-    L1. Opening lead as declarer: the highest card of the strongest city, which names it
-        trump.
-    L2. ``take a lead`` (when allowed) if the bot has no sure winner to lead and its partner
-        is better placed: the partner declared and may still hold trumps, or the partner
-        holds every unseen card of a city that it can cash (both opponents shown void).
-    L3. Declaring side: lead a boss trump (higher than every unseen trump) while
-        opponents may hold trumps; the declarer with at least as many trumps as are unseen
-        leads its lowest trump (drawing trump).
-    L4. Lead a sure winner: a boss trump, or a boss card of a side city that no opponent is
-        likely to ruff (defenders cash these before trumps); ``W0`` first when it is one.
-    L5. Otherwise lead low: the lowest ordinary card of the longest side city that no
-        opponent is known to be void in; ``T0`` and ``W0`` only when nothing else is left.
+Leading (a *boss* is a card higher than every unseen card of its city; an opponent *may
+ruff* a city when it is known void in it, or no unseen card of it is left, and it is not
+known void in trump while trumps are unseen):
+    L1. Opening lead as declarer, naming trump: the strongest city's top card if it is the
+        boss (the Mayor, or the top of a run from it), else its lowest card other than
+        ``W0``/``T0``.
+    L2. ``take a lead`` (when allowed) if the bot has no sure lead (L4) and its partner is
+        better placed: the partner declared and has not shown out of trumps while trumps
+        are unseen, or both opponents are void in a city (and cannot ruff it) where unseen
+        cards remain, which the partner therefore holds.
+    L3. Declaring side, trumps still unseen: lead a boss trump (the highest); the declarer
+        with at least as many trumps as are unseen leads its lowest trump (draws trump).
+    L4. Lead a sure winner, never ``T0``: ``W0`` when it is one; a boss trump, or a boss of
+        a side city no opponent may ruff (defenders cash side cities first, others the
+        highest).
+    L5. Lead low: the lowest card of the longest city, preferring side cities no opponent is
+        known void in; ``T0``, then ``W0``, only when nothing else is left.
 
-Following (the trick's current winner is known; "secure" means no opponent still to play
-can hold a card that beats it, given the cards seen and the voids shown)
-    F1. Partner winning securely: give it ``W0`` if the bot may, else play its lowest card,
+Following (*secure*: no opponent still to play may hold a card that beats it, given the
+cards seen and the voids shown):
+    F1. Partner winning securely: give it ``W0`` if legal, else throw the lowest card,
         never ``T0``.
-    F2. Opponent winning: dump ``T0`` on the trick when it may and the opponent stays
-        winning (with the partner still to play, only when nothing unseen beats that card).
-    F3. A trick with ``T0`` and no ``W0`` in it: play a card that does not win it, if any;
-        forced to head it, play the lowest card that does.
-    F4. Win cheaply: the cheapest card (side cards before trumps, low before high) that wins
-        the trick securely.
-    F5. Partner winning, not securely: play low (never ``T0``, never ``W0``).
-    F6. Opponent winning and the bot can beat it but not securely: with ``W0`` in the trick
-        or as third hand, play the highest card that wins; as second hand play low.
-    F7. Otherwise play low: the lowest card, from a short side city first to make a void;
-        keep trumps, boss cards and ``W0``.
+    F2. Opponent winning: play ``T0`` if legal and an opponent still wins the trick with it,
+        provided the partner has played or nothing unseen can beat that opponent's card.
+    F3. ``T0`` in the trick without ``W0``: play a card that does not win it if there is
+        one; forced to head it, the lowest card that does.
+    F4. Win cheaply: the cheapest card (side card before trump, low before high) that wins
+        the trick securely; never ``T0``.
+    F5. Partner winning, not securely: throw the lowest card (never ``T0``, never ``W0``).
+    F6. Opponent winning and the bot can beat it, not securely: with ``W0`` in the trick
+        or as third hand, play its highest winning card; as second hand, play low.
+    F7. Otherwise throw the lowest card: from a short side city first (to make a void),
+        keeping trumps, boss cards and ``W0``; ``T0`` first unless it would win the trick.
 """
 
 from __future__ import annotations
@@ -99,9 +105,9 @@ HEIR_CITY, BOY_CITY = CITY[HEIR], CITY[BOY]
 NOBODY = -1
 
 # ---------------------------------------------------------------------------------------
-# Hand strength. The trick counts are a card player's rules of thumb; the weights that turn
-# them into points were fitted (least squares) to the points the bot's team made declaring
-# at 4 with the bot's own play at all four seats, over 6,000 random deals (see the docs).
+# Hand strength. The trick counts are a card player's rules of thumb; the points per trick
+# and the special-card terms were fitted (least squares) to the points the declaring team
+# made on 6,000 random deals, north declaring at 4 and the bot playing all four seats.
 
 SURE_SIDE = (0.85, 0.7, 0.45)
 """A side-city card with no higher card out: its value in the 1st, 2nd, 3rd round."""
@@ -122,10 +128,10 @@ HEIR_TERMS = {(True, True): 1.05, (True, False): 0.0, (False, True): 0.25}
 """Points for ``(W0 held, Winnipeg trump)``, against neither: ``W0`` counts when Winnipeg is
 trump (drawing trump brings it home), and as a side card it is no better than any card."""
 BOY_TERMS = {(True, False): 1.15, (True, True): 0.1, (False, True): -0.65}
-"""Points for ``(T0 held, Toronto trump)``, against neither: ``T0`` in the declarer's hand
-is an asset, not a liability: its holder chooses the trick it goes to (an opponent's, nine
-times in ten), whereas a ``T0`` held by an opponent ends with the declaring team almost as
-often; as a trump it cannot be thrown away."""
+"""Points for ``(T0 held, Toronto trump)``, against neither. A side ``T0`` in the declarer's
+hand is an asset, not a liability: its holder chooses the trick it goes to (the declaring
+team keeps it about one time in five), whereas a ``T0`` in an opponent's hand ends with the
+declaring team about nine times in ten. As a trump it cannot be thrown away."""
 MARGIN = 0.5
 """The strength must reach a price plus this margin to bid, refuse or raise at it."""
 
@@ -433,7 +439,7 @@ class LostHeirHeuristic(BasePolicy):
         if partner_winning and not t.opponent_can_beat(win_card, t.led):
             if HEIR in legal:
                 return "F1", HEIR
-            return "F1", self._low(t, legal, to_partner=True)
+            return "F1", self._low(t, legal, keep_boy=True)
         if BOY in legal and not partner_winning and self._boy_stays_out(t, cards):
             return "F2", BOY
         winners = [c for c in legal if t.beats(c, win_card)]
@@ -441,18 +447,18 @@ class LostHeirHeuristic(BasePolicy):
         cheapest = lambda c: (CITY[c] == t.trump, RANK[c])  # noqa: E731
         if BOY in cards and HEIR not in cards:
             if losers:
-                return "F3", self._low(t, losers, to_partner=partner_winning)
+                return "F3", self._low(t, losers, keep_boy=partner_winning)
             return "F3", self._pick(winners, cheapest)
         sure = [c for c in winners if c != BOY and not t.opponent_can_beat(c, t.led)]
         if sure:
             return "F4", self._pick(sure, cheapest)
         if partner_winning:
-            return "F5", self._low(t, legal, to_partner=True)
+            return "F5", self._low(t, legal, keep_boy=True)
         if winners and (HEIR in cards or t.position == 2):
             return "F6", self._pick(winners, lambda c: -RANK[c])
         if winners and losers and t.position == 1:
-            return "F6", self._low(t, losers, to_partner=False)
-        return "F7", self._low(t, legal, to_partner=False)
+            return "F6", self._low(t, losers, keep_boy=False)
+        return "F7", self._low(t, legal, keep_boy=BOY in winners)
 
     def _boy_stays_out(self, t: Table, cards: list[int]) -> bool:
         """Rule F2's test: with ``T0`` added, an opponent still wins the trick, and the
@@ -466,16 +472,17 @@ class LostHeirHeuristic(BasePolicy):
         partner_may_ruff = CITY[best] != t.trump and t.may_ruff(PARTNER, t.led)
         return not t.unseen_above(best) and not partner_may_ruff
 
-    def _low(self, t: Table, cards: list[int], to_partner: bool) -> int:
+    def _low(self, t: Table, cards: list[int], keep_boy: bool) -> int:
         """The card to throw away: low, from a short side city, keeping trumps, boss cards
-        and ``W0``, and ``T0`` unless the trick goes to the opponents."""
+        and ``W0``; ``T0`` first, or last with ``keep_boy`` (when the trick may come to the
+        bot's side, or ``T0`` itself would win it)."""
         length = [sum(1 for c in t.hand if CITY[c] == city) for city in range(N_CITIES)]
 
         def key(card: int) -> tuple:
             if card == HEIR:
                 keep = 3
             elif card == BOY:
-                keep = 3 if to_partner else -1
+                keep = 3 if keep_boy else -1
             elif CITY[card] == t.trump:
                 keep = 2
             elif t.is_boss(card):

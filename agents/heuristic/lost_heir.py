@@ -42,11 +42,11 @@ known void in trump while trumps are unseen):
         cards remain, which the partner therefore holds.
     L3. Declaring side, trumps still unseen: lead a boss trump (the highest); the declarer
         with at least as many trumps as are unseen leads its lowest trump (draws trump).
-    L4. Lead a sure winner, never ``T0``: ``W0`` when it is one; a boss trump, or a boss of
-        a side city no opponent may ruff (defenders cash side cities first, others the
-        highest).
-    L5. Lead low: the lowest card of the longest city, preferring side cities no opponent is
-        known void in; ``T0``, then ``W0``, only when nothing else is left.
+    L4. Lead a sure winner, never ``T0``: ``W0`` when it is one; else a boss of a side city
+        no opponent may ruff (the highest), else a boss trump.
+    L5. Lead low: the lowest card of the longest side city no opponent is known void in,
+        then of other side cities, then a trump; ``T0``, then ``W0``, only when nothing
+        else is left.
 
 Following (*secure*: no opponent still to play may hold a card that beats it, given the
 cards seen and the voids shown):
@@ -130,7 +130,7 @@ trump (drawing trump brings it home), and as a side card it is no better than an
 BOY_TERMS = {(True, False): 1.15, (True, True): 0.1, (False, True): -0.65}
 """Points for ``(T0 held, Toronto trump)``, against neither. A side ``T0`` in the declarer's
 hand is an asset, not a liability: its holder chooses the trick it goes to (the declaring
-team keeps it about one time in five), whereas a ``T0`` in an opponent's hand ends with the
+team keeps it about one time in six), whereas a ``T0`` in an opponent's hand ends with the
 declaring team about nine times in ten. As a trump it cannot be thrown away."""
 MARGIN = 0.5
 """The strength must reach a price plus this margin to bid, refuse or raise at it."""
@@ -401,9 +401,6 @@ class LostHeirHeuristic(BasePolicy):
         if sure:
             if HEIR in sure:
                 return "L4", CARD + HEIR
-            side = [c for c in sure if CITY[c] != t.trump]
-            if not declaring and side:
-                sure = side
             return "L4", CARD + self._pick(sure, lambda c: (CITY[c] == t.trump, -RANK[c]))
         return "L5", CARD + self._low_lead(t, legal)
 

@@ -12,7 +12,7 @@ from agents.arena import run_arena
 from agents.heuristic.lost_heir import LostHeirHeuristic, hand_strength, make_policy
 from agents.random_policy import RandomPolicy
 from agents.registry import load_policy
-from feral_envs.lost_heir.encoding import DECK
+from feral_envs.lost_heir.encoding import DECK, N_ACTIONS, OBS
 from feral_envs.lost_heir_v0 import env as make_env
 
 SEATS = ("north", "east", "south", "west")
@@ -137,7 +137,7 @@ def test_ties_between_equal_cards_follow_the_seed():
 
 def test_a_policy_does_not_move_without_a_legal_action():
     with pytest.raises(ValueError, match="no legal action"):
-        make_policy(0).act(np.zeros(743, np.float32), np.zeros(47, np.int8))
+        make_policy(0).act(np.zeros(OBS.size, np.float32), np.zeros(N_ACTIONS, np.int8))
 
 
 def test_beats_random_in_the_arena():

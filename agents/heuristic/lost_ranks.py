@@ -400,13 +400,14 @@ class _Table:
 
     # -------------------------------------------------------------------- estimates
 
-    def p_beat(self, seat: int, best: int | None) -> float:
-        """Chance that ``seat`` holds (and may play) a card that beats ``best``."""
+    def p_beat(self, seat: int, best: int | None, led: int) -> float:
+        """Chance that ``seat`` holds (and may play) a card that beats ``best`` in a trick
+        whose led suit is ``led``."""
         voids = self.voids[seat]
         known = self.known[seat]
         pool = [c for c in self.unknown if _SUIT[c] not in voids]
         n_drawn = self.sizes[seat] - len(known)
-        led, trump = self.led, self.trump
+        trump = self.trump
 
         def p_any(cards: Sequence[int]) -> float:
             return _p_any(len(cards), n_drawn, len(pool))
@@ -427,13 +428,13 @@ class _Table:
         p_trump = 1.0 if known_trump else p_any(trump_threats)
         return min(1.0, p_follow + p_void * p_trump)
 
-    def p_ours(self, best: int | None, best_is_ours: bool, after: int) -> float:
-        """Chance the bot's army wins the trick if its best card is ``best`` (ours or not)
-        once the seat at trick position ``after`` has played."""
+    def p_ours(self, best: int | None, best_is_ours: bool, after: int, led: int) -> float:
+        """Chance the bot's army wins the trick (led suit ``led``) if its best card is
+        ``best`` (ours or not) once the seat at trick position ``after`` has played."""
         p = 1.0 if best is not None and best_is_ours else 0.0
         for position in range(after + 1, N_SEATS):
             seat = (self.leader + position) % N_SEATS
-            beat = self.p_beat(seat, best)
+            beat = self.p_beat(seat, best, led)
             p = p + (1.0 - p) * beat if seat == PARTNER else p * (1.0 - beat)
         return p
 
@@ -454,7 +455,7 @@ class _Table:
 
     def p_win_with(self, card: int) -> float:
         best, ours = self.after_mine(card)
-        return self.p_ours(best, ours, self.position)
+        return self.p_ours(best, ours, self.position, self.led)
 
     def points(self) -> int:
         """Points at stake in the trick so far (gained by one army or lost to the other)."""
@@ -537,7 +538,7 @@ def _follow(table: _Table, legal: list[int]) -> int:
 
     # F1: rescue
     if partner_winning or table.position < N_SEATS - 1:
-        p_keep = table.p_ours(best, partner_winning, table.position)
+        p_keep = table.p_ours(best, partner_winning, table.position, table.led)
         if p_keep >= rescue_threshold(len(table.hand)):
             for card in (*table.jacks, SPY):
                 if card in legal:
@@ -546,7 +547,7 @@ def _follow(table: _Table, legal: list[int]) -> int:
     # F2: points in the trick
     if table.points() and plain:
         if partner_winning:
-            if table.p_ours(best, True, table.position) < SAFE:
+            if table.p_ours(best, True, table.position, table.led) < SAFE:
                 safe = [
                     c
                     for c in plain
@@ -592,7 +593,7 @@ def _lead(table: _Table, legal: list[int]) -> int:
         return min(legal, key=lambda c: (c == SPY, c in table.jacks, c))
 
     # L2: cash a winner
-    chances = {c: table.p_ours(c, True, 0) for c in infantry}
+    chances = {c: table.p_ours(c, True, 0, _SUIT[c]) for c in infantry}
     partner_jack_suits = {_SUIT[j] for j in table.known[PARTNER] if j in table.jacks}
     cash = [c for c in infantry if chances[c] >= CASH]
     if cash:

@@ -211,7 +211,8 @@ class State:
     mask: np.ndarray | None = None  # legal_mask of this position once asked; apply clears it
     obs_cache: Any = None
     # the observations kept by ``encoding.observe`` (it rebuilds them when ``epoch``
-    # changes and catches up from ``plays``); the rules never read it
+    # changes and catches up from ``pass_choice`` and ``plays``); the rules never read it,
+    # and a copied or pickled state starts without it
 
 
 def seat_to_act(state: State) -> int:

@@ -96,16 +96,22 @@ class Deck:
         return [self.names[i] for i in np.flatnonzero(hand)]
 
 
-def follow_mask(hand: np.ndarray, led_suit: int, deck: Deck) -> np.ndarray:
+def follow_mask(
+    hand: np.ndarray, led_suit: int, deck: Deck, suit_masks: np.ndarray | None = None
+) -> np.ndarray:
     """Cards of ``hand`` that may be played to a trick whose led suit is ``led_suit``.
 
     A player holding a card of the led suit must play one; a player void in it (or facing a
     trick with no led suit) may play any card. Game-specific limits (Lost Ranks' Spy) are
     applied by the caller on top of this.
+
+    ``hand`` is a bool mask over card ids, or any 0/1 array in another layout (such as a
+    game's action ids) with ``suit_masks[suit]`` the cards of each suit in that same layout
+    and dtype (default ``deck.suit_masks``); the result is a new array in that layout.
     """
     if led_suit == NO_SUIT:
         return hand.copy()
-    same = hand & deck.suit_masks[led_suit]
+    same = hand & (deck.suit_masks if suit_masks is None else suit_masks)[led_suit]
     # count_nonzero: the same test as same.any(), about 4x faster on a 32-card hand
     return same if np.count_nonzero(same) else hand.copy()
 

@@ -53,7 +53,8 @@ NOBODY = -1
 """A seat or team field that holds no seat or team (no high bidder yet, nobody took W0)."""
 NO_CALL = -1
 """``calls[seat]`` of a seat that has not called yet this hand."""
-CARDS_PER_HAND = DECK.n // N_SEATS  # 8
+N_CARDS = DECK.n  # 32
+CARDS_PER_HAND = N_CARDS // N_SEATS  # 8
 HEIR_POINTS, BOY_POINTS = 5, -3
 TAKE_A_LEAD_CHOICES = ("after_first_trick", "after_second_trick")
 RESET_OPTIONS = ("dealer", "hands", "scores")
@@ -119,6 +120,8 @@ class State:
     dealer: int  # seat dealing this hand
     to_act: int  # seat to act (the last one to act once the game is over)
     hands: np.ndarray  # (4, 32) bool: hands[seat, card] is held by seat
+    held: np.ndarray  # (4, 47) int8: held[seat, CARD + card] = hands[seat, card], the hands
+    # in action ids (0 elsewhere): the play mask is cut from it in one operation
     played: np.ndarray  # (4, 32) bool: played[seat, card] was played by seat this hand
     trick: np.ndarray  # (4,) int8: card ids of the current trick in play order, NO_CARD after
     trick_len: int  # cards in the current trick (0..3; a full trick is resolved at once)
@@ -187,6 +190,10 @@ _R_HANDS_LEFT = REC.hands_left.start
 _N_CALL_KINDS = REC.calls.size // N_SEATS
 assert _N_CALL_KINDS == REFUSE + 1 and len(Phase) == REC.phase.size
 _CITY_OF = DECK.suit_of
+_CITY_ACTIONS = np.zeros((len(DECK.suit_names), N_ACTIONS), dtype=np.int8)
+_CITY_ACTIONS[:, CARD:] = DECK.suit_masks
+"""``_CITY_ACTIONS[city]``: the card actions of the city (``DECK.suit_masks`` in action ids)."""
+_PLAY = Phase.PLAY  # a global is faster to read than an enum member
 
 
 # ---------------------------------------------------------------------------------------
@@ -281,6 +288,7 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
         dealer=dealer,
         to_act=dealer,
         hands=np.zeros((N_SEATS, DECK.n), dtype=bool),
+        held=np.zeros((N_SEATS, N_ACTIONS), dtype=np.int8),
         played=np.zeros((N_SEATS, DECK.n), dtype=bool),
         trick=np.full(N_SEATS, NO_CARD, dtype=np.int8),
         trick_len=0,
@@ -328,6 +336,7 @@ def _deal(rng: np.random.Generator) -> np.ndarray:
 def _start_hand(state: State, rng: np.random.Generator, hands: np.ndarray | None) -> None:
     """Deal (or take ``hands``) and reset every field of the hand; bidding starts."""
     state.hands[:] = _deal(rng) if hands is None else hands
+    state.held[:, CARD:] = state.hands
     state.played[:] = False
     state.trick[:] = NO_CARD
     state.trick_len = 0
@@ -410,50 +419,63 @@ def _write_scores(state: State) -> None:
 # Legal actions
 
 
-def _mask_bid(state: State, mask: np.ndarray) -> None:
+def _mask_bid(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[PASS] = 1
     mask[BID + max(state.high_bid + 1 - MIN_BID, 0) : BID + MAX_BID - MIN_BID + 1] = 1
+    return mask
 
 
-def _mask_dealer(state: State, mask: np.ndarray) -> None:
+def _mask_dealer(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     if state.high_bid:
         mask[ACCEPT] = mask[REFUSE] = 1
     else:
         mask[PASS] = 1
     mask[BID + max(state.high_bid + 1 - MIN_BID, 0) : BID + MAX_BID - MIN_BID + 1] = 1
+    return mask
 
 
-def _mask_duel_bidder(state: State, mask: np.ndarray) -> None:
+def _mask_duel_bidder(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[CONCEDE] = 1
     if state.high_bid < MAX_BID:
         mask[RAISE] = 1
+    return mask
 
 
-def _mask_duel_dealer(state: State, mask: np.ndarray) -> None:
+def _mask_duel_dealer(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[ACCEPT] = mask[REFUSE] = 1
+    return mask
 
 
 def may_take_a_lead(state: State) -> bool:
     """Whether the seat to act may hand its lead to its partner now."""
     return (
-        state.phase == Phase.PLAY
+        state.phase == _PLAY
         and state.trick_len == 0
         and not state.lead_handed_over
         and state.tricks_done >= state.config.first_handover_trick
     )
 
 
-def _mask_play(state: State, mask: np.ndarray) -> None:
-    mask[CARD:] = follow_mask(state.hands[state.to_act], state.led_city, DECK)
+def _mask_play(state: State) -> np.ndarray:
+    # Cut from the hand in action ids (state.held): one numpy operation, no zeroed mask.
+    held = state.held[state.to_act]
+    if state.trick_len:
+        return follow_mask(held, state.led_city, DECK, _CITY_ACTIONS)
+    mask = held.copy()  # leading: any card
     if may_take_a_lead(state):
         mask[TAKE_A_LEAD] = 1
+    return mask
 
 
-def _mask_over(state: State, mask: np.ndarray) -> None:
-    pass
+def _mask_over(state: State) -> np.ndarray:
+    return np.zeros(N_ACTIONS, dtype=np.int8)
 
 
-_MASKS: tuple[Callable[[State, np.ndarray], None], ...] = (
+_MASKS: tuple[Callable[[State], np.ndarray], ...] = (
     _mask_bid,
     _mask_dealer,
     _mask_duel_bidder,
@@ -464,9 +486,7 @@ _MASKS: tuple[Callable[[State, np.ndarray], None], ...] = (
 
 
 def _update_mask(state: State) -> None:
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    _MASKS[state.phase](state, mask)
-    state.mask = mask
+    mask = state.mask = _MASKS[state.phase](state)
     state.rec[_R_MAY_TAKE] = mask[TAKE_A_LEAD]
 
 
@@ -554,13 +574,14 @@ def _apply_play(state: State, action: int, rng: np.random.Generator) -> None:
     card, pos, k = action - CARD, state.trick_len, state.tricks_done
     city = _CITY_OF[card]
     state.hands[seat, card] = False
+    state.held[seat, action] = 0
     state.played[seat, card] = True
     state.trick[pos] = card
     state.trick_len = pos + 1
     state.trick_of_card[card] = k
-    rec[_R_HAND + DECK.n * seat + card] = 0.0
-    rec[_R_PLAYED + DECK.n * seat + card] = 1.0
-    rec[_R_TRICK + DECK.n * pos + card] = 1.0
+    rec[_R_HAND + N_CARDS * seat + card] = 0.0
+    rec[_R_PLAYED + N_CARDS * seat + card] = 1.0
+    rec[_R_TRICK + N_CARDS * pos + card] = 1.0
     rec[_R_CARD_TRICK + N_TRICKS * card + k] = 1.0
     if pos == 0:
         state.led_city = city
@@ -595,7 +616,7 @@ def _end_trick(state: State, rng: np.random.Generator) -> None:
     state.trick_winners[k] = winner
     rec[_R_TRICK_WINNERS + N_TRICKS * winner + k] = 1.0
     # clear the trick
-    rec[_R_TRICK : _R_TRICK + N_SEATS * DECK.n] = 0.0
+    rec[_R_TRICK : _R_TRICK + N_SEATS * N_CARDS] = 0.0
     rec[_R_LED + state.led_city] = 0.0
     state.trick[:] = NO_CARD
     state.trick_len = 0

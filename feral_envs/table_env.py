@@ -28,6 +28,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from feral_envs.core import DRAW, GameCore
 
@@ -332,6 +336,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
@@ -343,6 +352,29 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """The parent's iterator with the same checks and messages, in one call: the parent
+    reaches ``agents`` and ``agent_selection`` through the wrapper's properties."""
+
+    def __next__(self) -> Any:
+        env = self.env
+        if not env._has_reset:  # what the wrapper's ``agents`` property raises
+            raise AttributeError("agents cannot be accessed before reset")
+        raw = env.env
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        agent = raw.agent_selection
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return agent
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
 
 
 def wrap(raw: AECEnv) -> AECEnv:

@@ -135,6 +135,12 @@ class TableEnv(AECEnv):
             agent: self.team_of_seat[seat] for agent, seat in self._agent_seat.items()
         }
         self._points = reward == "points"
+        # The core's per-step functions, bound once (each saves an attribute lookup per step).
+        self._legal_mask = core.legal_mask
+        self._observe = core.observe
+        self._apply = core.apply
+        self._status = core.status
+        self._seat_to_act = core.seat_to_act
         self._rewards_zero = True  # every value of self.rewards is 0.0 (see _set_rewards)
         self.np_random = np.random.default_rng()
         self.state = None
@@ -180,10 +186,10 @@ class TableEnv(AECEnv):
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations[agent]
         ):
-            mask = self.core.legal_mask(self.state)
+            mask = self._legal_mask(self.state)
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self.core.observe(self.state, seat), "action_mask": mask}
+        return {"observation": self._observe(self.state, seat), "action_mask": mask}
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to act, in increasing order."""
@@ -220,18 +226,19 @@ class TableEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        core, state = self.core, self.state
+        state = self.state
         # A plain int in range that the mask allows is legal; anything else takes the full
         # check, which accepts numpy integers and raises for the rest.
         if not (
             action.__class__ is int
             and 0 <= action < self.n_actions
-            and core.legal_mask(state)[action]
+            and self._legal_mask(state)[action]
         ):
             self._check_action(agent, action)
-        core.apply(state, int(action), self.np_random)
+            action = int(action)
+        self._apply(state, action, self.np_random)
         self._cumulative_rewards[agent] = 0.0
-        terminated, truncated, winner = core.status(state)
+        terminated, truncated, winner = self._status(state)
         if terminated or self._points or not self._rewards_zero:
             self._set_rewards(terminated, winner)
         if terminated or truncated:
@@ -239,7 +246,7 @@ class TableEnv(AECEnv):
                 self.terminations[a] = terminated
                 self.truncations[a] = truncated and not terminated
         else:
-            self.agent_selection = self.possible_agents[core.seat_to_act(state)]
+            self.agent_selection = self.possible_agents[self._seat_to_act(state)]
         if not self._rewards_zero:  # adding zero rewards would change nothing
             self._accumulate_rewards()
         if self.render_mode == "human":

@@ -190,9 +190,17 @@ _R_HANDS_LEFT = REC.hands_left.start
 _N_CALL_KINDS = REC.calls.size // N_SEATS
 assert _N_CALL_KINDS == REFUSE + 1 and len(Phase) == REC.phase.size
 _CITY_OF = DECK.suit_of
-_CITY_ACTIONS = np.zeros((len(DECK.suit_names), N_ACTIONS), dtype=np.int8)
-_CITY_ACTIONS[:, CARD:] = DECK.suit_masks
-"""``_CITY_ACTIONS[city]``: the card actions of the city (``DECK.suit_masks`` in action ids)."""
+
+
+def _city_actions() -> tuple[np.ndarray, ...]:
+    rows = np.zeros((len(DECK.suit_names), N_ACTIONS), dtype=np.int8)
+    rows[:, CARD:] = DECK.suit_masks
+    return tuple(rows)
+
+
+_CITY_ACTIONS = _city_actions()
+"""``_CITY_ACTIONS[city]``: the card actions of the city (``DECK.suit_masks`` in action ids),
+an int8 row per city, for :func:`~feral_envs.cards.follow_mask` on ``State.held``."""
 _PLAY = Phase.PLAY  # a global is faster to read than an enum member
 
 

@@ -161,8 +161,19 @@ def _flat_indices(rows: list[list[int]]) -> tuple[np.ndarray, ...]:
     return tuple(np.array(r, dtype=np.intp) for r in rows)
 
 
-def _play_index(seat: int, position: int, card: int) -> list[int]:
-    """Flat indices set to 1 when ``seat`` plays ``card`` at ``position`` of the trick."""
+# Values to write through an index array. A float32 array of the right length is written
+# about twice as fast as a Python float, which numpy converts on every assignment.
+_ONES = tuple(np.ones(n, np.float32) for n in range(4 * N_SEATS + 1))
+_ZERO_THEN_ONES = tuple(np.array([0.0] + [1.0] * n, np.float32) for n in range(4 * N_SEATS + 1))
+_NO_TRICK = np.zeros((N_SEATS, _TRICK_END - _TRICK), np.float32)
+for _values in (*_ONES, *_ZERO_THEN_ONES, _NO_TRICK):
+    _values.flags.writeable = False
+
+
+def _play_index(seat: int, position: int, card: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices and values to write when ``seat`` plays ``card`` at ``position`` of the
+    trick: 0 for the card in the player's hand, then 1 for its bit in the played block of
+    every row, its Jack bit, its trick slot and the led suit."""
     out = []
     for viewer in range(N_SEATS):
         base, who = viewer * OBS_SIZE, (seat - viewer) % N_SEATS
@@ -173,11 +184,12 @@ def _play_index(seat: int, position: int, card: int) -> list[int]:
             out.append(base + _TRICK + position * N_CARDS + card)
         if position == 0 and DECK.suit_of[card] != NO_SUIT:
             out.append(base + _LED_SUIT + DECK.suit_of[card])
-    return out
+    index = np.array([seat * OBS_SIZE + _HAND + card, *out], dtype=np.intp)
+    return index, _ZERO_THEN_ONES[len(out)]
 
 
 _PLAY_INDEX = tuple(
-    tuple(_flat_indices([_play_index(seat, pos, c) for c in range(N_CARDS)]) for pos in range(4))
+    tuple(tuple(_play_index(seat, pos, c) for c in range(N_CARDS)) for pos in range(N_SEATS))
     for seat in range(N_SEATS)
 )
 """``_PLAY_INDEX[seat][position][card]``: see :func:`_play_index`."""
@@ -200,11 +212,38 @@ _PILE_INDEX = tuple(
     _flat_indices([_pile_index(outcome, c) for c in range(N_CARDS)]) for outcome in range(3)
 )
 _LEADER_INDEX = _flat_indices(
-    [
-        [v * OBS_SIZE + _LEADER + (leader - v) % N_SEATS for v in range(N_SEATS)]
-        for leader in range(4)
-    ]
+    [[v * OBS_SIZE + _LEADER + (s - v) % N_SEATS for v in range(N_SEATS)] for s in range(N_SEATS)]
 )
+_N_CHOICES = N_SEATS * rules.PASS_SIZE  # pass choices in a round
+
+
+def _pass_mark(choices: int) -> int:
+    """Flat index of the ``pass_step`` bit shown once ``choices`` pass choices are made."""
+    seat, step = divmod(choices, rules.PASS_SIZE)
+    return seat * OBS_SIZE + _PASS_STEP + step
+
+
+def _pass_index(choice: int, card: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices and values to write for the pass choice number ``choice`` (0-11: seat
+    0's three, then seat 1's, ...) of ``card``: the card leaves the chooser's hand and enters
+    its passed_to_partner (1st, 2nd) or passed_to_enemy (3rd) block; the pass step shown
+    moves on (to the next seat after a 3rd choice)."""
+    seat, step = divmod(choice, rules.PASS_SIZE)
+    base = seat * OBS_SIZE
+    kind = N_CARDS if step == rules.PASS_SIZE - 1 else 0
+    index = [base + _HAND + card, _pass_mark(choice), base + _PASSED + kind + card]
+    if choice + 1 < _N_CHOICES:  # after the last choice the pass is over (no step shown)
+        index.append(_pass_mark(choice + 1))
+    return np.array(index, np.intp), _PASS_VALUES[len(index)]
+
+
+_PASS_VALUES = {n: np.array([0.0, 0.0, 1.0, 1.0][:n], np.float32) for n in (3, 4)}
+for _values in _PASS_VALUES.values():
+    _values.flags.writeable = False
+_PASS_INDEX = tuple(
+    tuple(_pass_index(choice, c) for c in range(N_CARDS)) for choice in range(_N_CHOICES)
+)
+"""``_PASS_INDEX[choice][card]``: see :func:`_pass_index`."""
 _NOT_EXCHANGED = -1
 """``_Views.synced`` while the rows hold the hands and pass records of the pass phase."""
 
@@ -323,7 +362,7 @@ def _write_phase(views: _Views, state: State) -> None:
         views.phase = phase
         if phase == GAME_OVER:
             _write_scores(grid, state)  # the final scores
-    mark = state.to_act * OBS_SIZE + _PASS_STEP + state.pass_step if phase == PASS else -1
+    mark = _pass_mark(state.to_act * rules.PASS_SIZE + state.pass_step) if phase == PASS else -1
     if mark != views.pass_mark:
         if views.pass_mark >= 0:
             views.flat[views.pass_mark] = 0.0
@@ -334,18 +373,12 @@ def _write_phase(views: _Views, state: State) -> None:
 
 def _sync_pass(views: _Views, state: State) -> None:
     """Add the pass choices made since the rows were last brought up to date."""
-    flat = views.flat
+    flat, choice = views.flat, state.pass_choice
     now = state.to_act * rules.PASS_SIZE + state.pass_step
-    choice = state.pass_choice
     for i in range(views.choices, now):
-        seat, step = divmod(i, rules.PASS_SIZE)
-        card = int(choice[seat, step])
-        base = seat * OBS_SIZE
-        flat[base + _HAND + card] = 0.0
-        # passed_to_partner for the 1st and 2nd choices, passed_to_enemy for the 3rd
-        flat[base + _PASSED + (N_CARDS if step == rules.PASS_SIZE - 1 else 0) + card] = 1.0
-    views.choices = now
-    _write_phase(views, state)
+        index, values = _PASS_INDEX[i][int(choice[i // rules.PASS_SIZE, i % rules.PASS_SIZE])]
+        flat[index] = values
+    views.choices, views.pass_mark = now, _pass_mark(now)
 
 
 def _sync_play(views: _Views, state: State) -> None:
@@ -359,28 +392,33 @@ def _sync_play(views: _Views, state: State) -> None:
         first = 0
     stop = state.tricks_done * N_SEATS + state.n_in_trick
     plays, play_seats = state.plays, state.play_seats
+    turn = first == 0  # the leader, points and phase can have changed
+    ones = _ONES[N_SEATS]
     for k in range(first, stop):
-        card, seat, position = plays[k], play_seats[k], k % N_SEATS
-        flat[_PLAY_INDEX[seat][position][card]] = 1.0
-        flat[seat * OBS_SIZE + _HAND + card] = 0.0
+        position = k % N_SEATS
+        index, values = _PLAY_INDEX[play_seats[k]][position][plays[k]]
+        flat[index] = values
         if position == N_SEATS - 1:  # the trick is finished: its cards go to a pile
-            grid[:, _TRICK:_TRICK_END] = 0.0
+            grid[:, _TRICK:_TRICK_END] = _NO_TRICK
             views.leader = NO_WINNER
             winner = state.trick_results[k // N_SEATS]
             pile = _PILE_INDEX[2 if winner == NO_WINNER else TEAM_OF_SEAT[winner]]
-            for c in plays[k - N_SEATS + 1 : k + 1]:
-                flat[pile[c]] = 1.0
+            flat[pile[plays[k - 3]]] = ones
+            flat[pile[plays[k - 2]]] = ones
+            flat[pile[plays[k - 1]]] = ones
+            flat[pile[plays[k]]] = ones
+            turn = True
     views.synced = stop
-    if state.phase == PLAY:
-        if views.leader != state.leader:
+    if turn:
+        if state.phase == PLAY and views.leader != state.leader:
             if views.leader != NO_WINNER:
                 flat[_LEADER_INDEX[views.leader]] = 0.0
-            flat[_LEADER_INDEX[state.leader]] = 1.0
+            flat[_LEADER_INDEX[state.leader]] = ones
             views.leader = state.leader
-    if state.round_points != views.points:
-        _write_points(views, state)
-    if views.phase != state.phase:
-        _write_phase(views, state)
+        if state.round_points != views.points:
+            _write_points(views, state)
+        if views.phase != state.phase:
+            _write_phase(views, state)
 
 
 def _action_table() -> str:

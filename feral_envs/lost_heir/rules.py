@@ -202,6 +202,8 @@ _CITY_ACTIONS = _city_actions()
 """``_CITY_ACTIONS[city]``: the card actions of the city (``DECK.suit_masks`` in action ids),
 an int8 row per city, for :func:`~feral_envs.cards.follow_mask` on ``State.held``."""
 _PLAY = Phase.PLAY  # a global is faster to read than an enum member
+_NO_TRICK = np.zeros(N_SEATS * N_CARDS, dtype=np.float32)  # the record's empty trick field
+_NO_TRICK.flags.writeable = False
 
 
 # ---------------------------------------------------------------------------------------
@@ -333,32 +335,35 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
     return state
 
 
+_DEAL_ROW = np.repeat(np.arange(N_SEATS) * N_CARDS, CARDS_PER_HAND)
+"""Flat offset of the hand of the seat that gets the k-th card of a shuffled deck (8 each)."""
+
+
 def _deal(rng: np.random.Generator) -> np.ndarray:
-    order = rng.permutation(DECK.n)
-    hands = np.zeros((N_SEATS, DECK.n), dtype=bool)
-    for seat in range(N_SEATS):
-        hands[seat, order[seat * CARDS_PER_HAND : (seat + 1) * CARDS_PER_HAND]] = True
-    return hands
+    """Shuffle; seat ``s`` gets cards ``8 s .. 8 s + 7`` of the shuffled deck."""
+    hands = np.zeros(N_SEATS * N_CARDS, dtype=bool)
+    hands[_DEAL_ROW + rng.permutation(N_CARDS)] = True
+    return hands.reshape(N_SEATS, N_CARDS)
 
 
 def _start_hand(state: State, rng: np.random.Generator, hands: np.ndarray | None) -> None:
     """Deal (or take ``hands``) and reset every field of the hand; bidding starts."""
     state.hands[:] = _deal(rng) if hands is None else hands
     state.held[:, CARD:] = state.hands
-    state.played[:] = False
-    state.trick[:] = NO_CARD
+    state.played.fill(False)
+    state.trick.fill(NO_CARD)
     state.trick_len = 0
     state.leader = NOBODY
     state.led_city = state.trump = NO_SUIT
     state.lead_handed_over = False
     state.tricks_done = 0
-    state.trick_of_card[:] = -1
-    state.trick_leaders[:] = NOBODY
-    state.trick_winners[:] = NOBODY
-    state.team_tricks[:] = 0
-    state.team_points[:] = 0
+    state.trick_of_card.fill(-1)
+    state.trick_leaders.fill(NOBODY)
+    state.trick_winners.fill(NOBODY)
+    state.team_tricks.fill(0)
+    state.team_points.fill(0)
     state.heir_team = state.boy_team = NOBODY
-    state.calls[:] = NO_CALL
+    state.calls.fill(NO_CALL)
     state.high_bid, state.high_bidder = 0, NOBODY
     state.duel_refusals = state.duel_raises = 0
     state.contract, state.declarer = 0, NOBODY
@@ -416,9 +421,10 @@ def _set_high_bid(state: State, bid: int, seat: int) -> None:
 def _write_scores(state: State) -> None:
     rec, target = state.rec, state.config.target_score
     for team in range(2):
-        rec[_R_SCORES + team] = state.scores[team]
-        rec[_R_SCALED + team] = state.scores[team] / target
-        rec[_R_LAST + team] = state.last_hand[team]
+        score = int(state.scores[team])
+        rec[_R_SCORES + team] = score
+        rec[_R_SCALED + team] = score / target
+        rec[_R_LAST + team] = int(state.last_hand[team])
     rec[_R_HANDS_PLAYED] = state.hands_played
     rec[_R_HANDS_LEFT] = state.config.max_hands - state.hands_played
 
@@ -597,8 +603,10 @@ def _apply_play(state: State, action: int, rng: np.random.Generator) -> None:
         if state.trump == NO_SUIT:
             state.trump = city
             rec[_R_TRUMP + city] = 1.0
-    if pos + 1 < N_SEATS:
-        _set_turn(state, (seat + 1) % N_SEATS)
+    if pos + 1 < N_SEATS:  # _set_turn, inline
+        state.to_act = nxt = (seat + 1) % N_SEATS
+        rec[_R_TO_ACT + seat] = 0.0
+        rec[_R_TO_ACT + nxt] = 1.0
     else:
         _end_trick(state, rng)
 
@@ -617,16 +625,16 @@ def _end_trick(state: State, rng: np.random.Generator) -> None:
         points += BOY_POINTS
         state.boy_team = team
         rec[_R_BOY + team] = 1.0
-    state.team_tricks[team] += 1
-    state.team_points[team] += points
-    rec[_R_TRICKS + team] = state.team_tricks[team]
-    rec[_R_POINTS + team] = state.team_points[team]
+    tricks = int(state.team_tricks[team]) + 1
+    points += int(state.team_points[team])
+    state.team_tricks[team] = rec[_R_TRICKS + team] = tricks
+    state.team_points[team] = rec[_R_POINTS + team] = points
     state.trick_winners[k] = winner
     rec[_R_TRICK_WINNERS + N_TRICKS * winner + k] = 1.0
     # clear the trick
-    rec[_R_TRICK : _R_TRICK + N_SEATS * N_CARDS] = 0.0
+    rec[_R_TRICK : _R_TRICK + N_SEATS * N_CARDS] = _NO_TRICK
     rec[_R_LED + state.led_city] = 0.0
-    state.trick[:] = NO_CARD
+    state.trick.fill(NO_CARD)
     state.trick_len = 0
     state.led_city = NO_SUIT
     if state.lead_handed_over:
@@ -653,14 +661,17 @@ def _end_hand(state: State, rng: np.random.Generator, thrown_in: bool) -> None:
         change[decl], change[1 - decl] = hand_score(
             state.contract, int(state.team_points[decl]), int(state.team_points[1 - decl])
         )
-    state.scores += change
-    state.last_hand[:] = change
+    scores, target = state.scores, state.config.target_score
+    reached = [False, False]
+    for team in range(2):
+        scores[team] += change[team]
+        state.last_hand[team] = change[team]
+        reached[team] = int(scores[team]) >= target
     state.hands_played += 1
     _write_scores(state)
-    reached = state.scores >= state.config.target_score
-    if not thrown_in and reached.any():
+    if not thrown_in and (reached[0] or reached[1]):
         state.terminated = True
-        state.winner = state.declarer % 2 if reached.all() else int(np.argmax(reached))
+        state.winner = state.declarer % 2 if reached[0] and reached[1] else reached.index(True)
     elif state.hands_played >= state.config.max_hands:
         state.truncated = True
     if state.terminated or state.truncated:

@@ -26,6 +26,7 @@ from feral_envs.lost_ranks.rules import (
     N_CARDS,
     N_SEATS,
     PASS,
+    PASS_SIZE,
     PLAY,
     TARGET,
     TEAM_OF_SEAT,
@@ -214,12 +215,12 @@ _PILE_INDEX = tuple(
 _LEADER_INDEX = _flat_indices(
     [[v * OBS_SIZE + _LEADER + (s - v) % N_SEATS for v in range(N_SEATS)] for s in range(N_SEATS)]
 )
-_N_CHOICES = N_SEATS * rules.PASS_SIZE  # pass choices in a round
+_N_CHOICES = N_SEATS * PASS_SIZE  # pass choices in a round
 
 
 def _pass_mark(choices: int) -> int:
     """Flat index of the ``pass_step`` bit shown once ``choices`` pass choices are made."""
-    seat, step = divmod(choices, rules.PASS_SIZE)
+    seat, step = divmod(choices, PASS_SIZE)
     return seat * OBS_SIZE + _PASS_STEP + step
 
 
@@ -228,15 +229,16 @@ def _pass_index(choice: int, card: int) -> tuple[np.ndarray, np.ndarray]:
     0's three, then seat 1's, ...) of ``card``: the card leaves the chooser's hand and enters
     its passed_to_partner (1st, 2nd) or passed_to_enemy (3rd) block; the pass step shown
     moves on (to the next seat after a 3rd choice)."""
-    seat, step = divmod(choice, rules.PASS_SIZE)
+    seat, step = divmod(choice, PASS_SIZE)
     base = seat * OBS_SIZE
-    kind = N_CARDS if step == rules.PASS_SIZE - 1 else 0
+    kind = N_CARDS if step == PASS_SIZE - 1 else 0
     index = [base + _HAND + card, _pass_mark(choice), base + _PASSED + kind + card]
     if choice + 1 < _N_CHOICES:  # after the last choice the pass is over (no step shown)
         index.append(_pass_mark(choice + 1))
     return np.array(index, np.intp), _PASS_VALUES[len(index)]
 
 
+_PASS_MARKS = tuple(_pass_mark(choices) for choices in range(_N_CHOICES))
 _PASS_VALUES = {n: np.array([0.0, 0.0, 1.0, 1.0][:n], np.float32) for n in (3, 4)}
 for _values in _PASS_VALUES.values():
     _values.flags.writeable = False
@@ -296,10 +298,18 @@ def observe(state: State, seat: int) -> np.ndarray:
     if views is None or views.epoch != state.epoch:
         views = _rebuild(state)
     elif state.phase == PASS:
-        if views.choices != state.to_act * rules.PASS_SIZE + state.pass_step:
+        if views.choices != state.to_act * PASS_SIZE + state.pass_step:
             _sync_pass(views, state)
-    elif views.synced != state.tricks_done * N_SEATS + state.n_in_trick:
-        _sync_play(views, state)
+    else:
+        n_plays = state.tricks_done * N_SEATS + state.n_in_trick
+        if views.synced != n_plays:
+            k = n_plays - 1
+            if views.synced == k and n_plays % N_SEATS:  # one card, not the 4th of a trick
+                index, values = _PLAY_INDEX[state.play_seats[k]][k % N_SEATS][state.plays[k]]
+                views.flat[index] = values  # as in _sync_play, without the call
+                views.synced = n_plays
+            else:
+                _sync_play(views, state)
     return views.rows[seat].copy()
 
 
@@ -326,7 +336,7 @@ def _rebuild(state: State) -> _Views:
     _write_points(views, state)
     if state.phase == PASS:
         views.synced = _NOT_EXCHANGED
-        views.choices = state.to_act * rules.PASS_SIZE + state.pass_step
+        views.choices = state.to_act * PASS_SIZE + state.pass_step
         _write_phase(views, state)
     else:
         views.synced = 0  # the hands and pass records copied are those after the pass
@@ -362,7 +372,7 @@ def _write_phase(views: _Views, state: State) -> None:
         views.phase = phase
         if phase == GAME_OVER:
             _write_scores(grid, state)  # the final scores
-    mark = _pass_mark(state.to_act * rules.PASS_SIZE + state.pass_step) if phase == PASS else -1
+    mark = _pass_mark(state.to_act * PASS_SIZE + state.pass_step) if phase == PASS else -1
     if mark != views.pass_mark:
         if views.pass_mark >= 0:
             views.flat[views.pass_mark] = 0.0
@@ -374,11 +384,11 @@ def _write_phase(views: _Views, state: State) -> None:
 def _sync_pass(views: _Views, state: State) -> None:
     """Add the pass choices made since the rows were last brought up to date."""
     flat, choice = views.flat, state.pass_choice
-    now = state.to_act * rules.PASS_SIZE + state.pass_step
+    now = state.to_act * PASS_SIZE + state.pass_step
     for i in range(views.choices, now):
-        index, values = _PASS_INDEX[i][int(choice[i // rules.PASS_SIZE, i % rules.PASS_SIZE])]
+        index, values = _PASS_INDEX[i][int(choice[i // PASS_SIZE, i % PASS_SIZE])]
         flat[index] = values
-    views.choices, views.pass_mark = now, _pass_mark(now)
+    views.choices, views.pass_mark = now, _PASS_MARKS[now]
 
 
 def _sync_play(views: _Views, state: State) -> None:

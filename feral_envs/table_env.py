@@ -317,13 +317,14 @@ class TableEnv(AECEnv):
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with ``last``, ``step``, ``agents`` and
-    ``agent_selection`` reaching the raw env directly.
+    """PettingZoo's ``OrderEnforcingWrapper`` with ``last``, ``step``, ``agents``,
+    ``agent_selection`` and the ``agent_iter`` iterator reaching the raw env directly.
 
     The checks and their messages are the parent's; only the route changes. The parent
     reaches every attribute through two ``__getattr__`` hops, which made ``last()``, ``step()``
     and ``agent_iter`` cost more than our whole rules step: measured on Lost Heir random play,
-    about 50k agent-steps/s through the parent against 70k here and 85k for the raw env.
+    about 50k agent-steps/s through the parent against 70k here and 85k for the raw env
+    (before the iterator too was made direct; it then cost about 0.5 us a step more).
     """
 
     @property

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages
-import feral_envs  # noqa: E402
+import feral_envs
 
 CARD_ANCHORS = ("texas_holdem_v4", "leduc_holdem_v4")
 BOARD_ANCHORS = ("chess_v6", "connect_four_v3")

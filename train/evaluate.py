@@ -38,14 +38,24 @@ class MatchResult:
         return (self.wins + 0.5 * self.draws) / self.games
 
     def elo(self) -> tuple[float, float, float]:
-        """Elo difference implied by the score, with a 95% interval (normal approximation
-        of the mean per-game score, mapped through the logistic curve; a perfect or null
-        score is moved half a game in, so the estimate stays finite)."""
-        n = self.games
-        per_game = np.array([1.0] * self.wins + [0.5] * self.draws + [0.0] * self.losses)
-        half = 1.96 * per_game.std(ddof=1) / math.sqrt(n) if n > 1 else 0.5
-        s = self.score
-        return elo_of_score(s, n), elo_of_score(s - half, n), elo_of_score(s + half, n)
+        """Elo difference implied by the score, with a 95% interval: the Wilson score
+        interval of the mean score, mapped through the logistic curve. The estimate moves a
+        perfect or null score half a game in, so it stays finite; the interval's end at a
+        score of 1 (or 0) is open, ``+inf`` (``-inf``): a perfect record bounds the gap from
+        one side only."""
+        n, s, z = self.games, self.score, 1.96
+        centre = (s + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(s * (1 - s) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        low, high = max(centre - half, 0.0), min(centre + half, 1.0)
+        return elo_of_score(s, n), _elo_or_inf(low), _elo_or_inf(high)
+
+
+def _elo_or_inf(score: float) -> float:
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def elo_of_score(score: float, games: int) -> float:

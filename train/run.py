@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 import platform
 import random
@@ -422,7 +423,8 @@ class Trainer:
         self.results.clear()
         if self.bar is not None and self.last_rating is not None:
             elo, low, high = self.last_rating
-            self.bar.set_postfix_str(f"elo vs random {elo:+.0f} [{low:+.0f}, {high:+.0f}]")
+            right = "inf)" if math.isinf(high) else f"{high:+.0f}]"
+            self.bar.set_postfix_str(f"elo vs random {elo:+.0f} [{low:+.0f}, {right}")
 
     # ------------------------------------------------------------------ the run
 

@@ -96,6 +96,8 @@ class TableEnv(AECEnv):
     ) -> None:
         super().__init__()
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        if render_mode == "rgb_array" and core.render_rgb is None:
+            raise ValueError(f"{core.name} has no pictures: render_mode='rgb_array' is not offered")
         check_choice("reward", reward, core.keyword_choices["reward"])
         self.core = core
         self.config = core.make_config(**keywords)
@@ -256,17 +258,37 @@ class TableEnv(AECEnv):
             for a in rewards:
                 rewards[a] = 1.0 if self.team_of_seat[self._agent_seat[a]] == winner else -1.0
 
-    def render(self) -> str | None:
-        """``ansi``: the table as text for the agent to act; ``human``: print it."""
+    render_view: str | None = None
+    """Whose view ``render`` shows: None (default) the agent to act (the referee once the
+    game is over), an agent name for that agent's view, or ``"referee"`` for everything."""
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the table as text; ``human``: print it; ``rgb_array``: the table as an
+        ``(H, W, 3)`` uint8 picture. Seen as ``render_view`` says (default: the agent to act)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        seat = self._agent_seat[self.agent_selection] if self.agents else None
+        seat = self._view_seat()
+        if self.render_mode == "rgb_array":
+            return self.core.render_rgb(self.state, seat)
         text = self.core.render_ansi(self.state, seat)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _view_seat(self) -> int | None:
+        view = self.render_view
+        if view is None:
+            return self._agent_seat[self.agent_selection] if self.agents else None
+        if view == "referee":
+            return None
+        if view not in self._agent_seat:
+            raise ValueError(
+                f"render_view={view!r} is not allowed; choose None, 'referee' or an agent: "
+                + ", ".join(self.possible_agents)
+            )
+        return self._agent_seat[view]
 
     def close(self) -> None:
         pass

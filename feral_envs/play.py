@@ -333,7 +333,7 @@ class Table:
 
     def finish(self) -> None:
         raw = self.raw
-        terminated, truncated, winner = raw.core.status(raw.state)
+        _, truncated, winner = raw.core.status(raw.state)
         self.say()
         self.say(self.env.render())
         team = raw.team_of_seat[raw.seat_of(self.human)]

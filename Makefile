@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv train test test-all lint bench arena clean
+.PHONY: venv train test test-all lint bench clean
 
 venv: $(STAMP)
 

@@ -90,29 +90,37 @@ def our_envs(only: list[str] | None) -> list[tuple[str, str, Callable]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per env (default 5)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per env per round")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument("--only", nargs="*", choices=feral_envs.GAMES, help="games to measure")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
 
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}")
-    rows: dict[str, float] = {}
-    for name in CARD_ANCHORS + BOARD_ANCHORS:
-        rate, games = steps_per_second(anchor(name), args.seconds)
-        rows[name] = rate
-        print(f"{'PettingZoo ' + name:<44} {rate:>10,.0f} agent-steps/s  ({games} games)")
-    best = {"card": max(rows[n] for n in CARD_ANCHORS), "board": rows["chess_v6"]}
-    best_name = {"card": max(CARD_ANCHORS, key=rows.get), "board": "chess_v6"}
-    for label, kind, make_env in our_envs(args.only):
-        rate, games = steps_per_second(make_env, args.seconds)
-        ratio = rate / best[kind]
-        extra = ""
-        if kind == "board":
-            extra = f", {rate / rows['connect_four_v3']:.2f}x connect_four_v3"
-        print(
-            f"{label:<44} {rate:>10,.0f} agent-steps/s  ({games} games)  "
-            f"{ratio:.1f}x {best_name[kind]}{extra}"
-        )
+    print(f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per env")
+    envs = [(f"PettingZoo {n}", "anchor", anchor(n)) for n in CARD_ANCHORS + BOARD_ANCHORS]
+    envs += our_envs(args.only)
+    # Interleaved rounds: a load change on the machine hits anchors and ours alike.
+    rates: dict[str, list[float]] = {label: [] for label, _, _ in envs}
+    games: dict[str, int] = dict.fromkeys(rates, 0)
+    for round_ in range(args.rounds):
+        for label, _, make_env in envs:
+            rate, n = steps_per_second(make_env, args.seconds, seed=round_)
+            rates[label].append(rate)
+            games[label] += n
+    median = {label: float(np.median(r)) for label, r in rates.items()}
+    card_best = max(CARD_ANCHORS, key=lambda n: median[f"PettingZoo {n}"])
+    for label, kind, _ in envs:
+        rate = median[label]
+        line = f"{label:<44} {rate:>10,.0f} agent-steps/s  ({games[label]} games)"
+        if kind == "card":
+            line += f"  {rate / median[f'PettingZoo {card_best}']:.1f}x {card_best}"
+        elif kind == "board":
+            line += (
+                f"  {rate / median['PettingZoo chess_v6']:.1f}x chess_v6, "
+                f"{rate / median['PettingZoo connect_four_v3']:.2f}x connect_four_v3"
+            )
+        print(line)
 
 
 if __name__ == "__main__":

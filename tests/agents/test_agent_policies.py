@@ -1,6 +1,7 @@
 """Policies and the spec registry: legal actions only, seeding, clear errors."""
 
 import importlib
+import importlib.util
 
 import numpy as np
 import pytest
@@ -84,6 +85,19 @@ def test_heuristic_chooses_legal_actions_in_real_games(game):
         for seed, agent in enumerate(env.possible_agents)
     }
     assert sum(play(env, policies, seed) for seed in range(10)) > 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", real_games())
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+def test_policies_choose_legal_actions_in_many_real_games(game, spec):
+    if spec == "heuristic" and importlib.util.find_spec(f"agents.heuristic.{game}") is None:
+        pytest.skip(f"no heuristic for {game} yet")
+    env = feral_envs.make(game)
+    policies = {
+        agent: load_policy(spec, game, seed) for seed, agent in enumerate(env.possible_agents)
+    }
+    assert sum(play(env, policies, seed) for seed in range(200)) > 2000
 
 
 def test_random_is_uniform_over_legal_actions():

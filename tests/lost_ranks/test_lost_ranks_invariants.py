@@ -1,0 +1,135 @@
+"""Random-play invariants of Lost Ranks, on the rules core (thousands of games), and the
+Trump Card flip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from feral_envs.lost_ranks import CORE, rules
+from feral_envs.lost_ranks.rules import JACKS, N_CARDS, SPY, Phase
+
+
+def _check(state: rules.State) -> None:
+    """Every invariant of a running (or just finished) game."""
+    # the 53 cards: hands, choices waiting for the exchange, the trick, the piles, Trump Card
+    count = state.hands.sum(axis=0, dtype=np.int64) + state.captured.sum(axis=0) + state.void_pile
+    count[state.trump_card] += 1
+    for card in state.trick[: state.n_in_trick]:
+        count[card] += 1
+    if state.phase == Phase.PASS:
+        for card in state.pass_choice.ravel():
+            if card >= 0:
+                count[card] += 1
+    assert (count == 1).all(), np.flatnonzero(count != 1)
+    assert state.trump_card != SPY and state.trump_card not in JACKS
+    assert all(0 <= p <= 6 for p in state.round_points) and sum(state.round_points) <= 6
+    assert 1 <= state.round <= rules.MAX_ROUND
+    held = state.hands.sum(axis=1)
+    if state.phase == Phase.PLAY:
+        base = 13 - state.tricks_done
+        for i in range(4):
+            seat = (state.leader + i) % 4
+            assert held[seat] == base - (i < state.n_in_trick)
+    elif state.phase == Phase.PASS:
+        for seat in range(4):
+            done = 3 if seat < state.to_act else state.pass_step if seat == state.to_act else 0
+            assert held[seat] == 13 - done
+
+
+def _play_games(n_games: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    configs = [CORE.make_config(variant=v) for v in rules.VARIANTS]
+    stats = {"rounds": 0, "void": 0, "winners": {0: 0, 1: 0, -1: 0}, "tiebreakers": 0}
+    for game in range(n_games):
+        state = CORE.new_game(configs[game % 3], rng, {})
+        round_number, scores = state.round, state.scores.copy()
+        for _ in range(10_000):
+            terminated, truncated, winner = CORE.status(state)
+            assert not truncated
+            if terminated:
+                break
+            seat = CORE.seat_to_act(state)
+            mask = CORE.legal_mask(state)
+            assert mask.dtype == np.int8 and mask.any(), "a running game always has a move"
+            assert not (mask.astype(bool) & ~state.hands[seat]).any(), "only own cards"
+            legal_cards = np.flatnonzero(mask)
+            CORE.apply(state, int(legal_cards[rng.integers(legal_cards.size)]), rng)
+            _check(state)
+            if state.round != round_number or CORE.status(state)[0]:
+                gained = state.scores - scores
+                assert (gained >= 0).all() and (gained <= 6).all() and gained.sum() <= 6
+                stats["rounds"] += 1
+                round_number, scores = state.round, state.scores.copy()
+            stats["void"] += state.void_pile.any()
+        else:
+            pytest.fail("game did not end")
+        stats["winners"][winner] += 1
+        stats["tiebreakers"] += state.tiebreaker
+        _check_end(state, winner)
+    return stats
+
+
+def _check_end(state: rules.State, winner: int) -> None:
+    red, black = (int(s) for s in state.scores)
+    if winner == -1:
+        assert red == black and state.tiebreaker
+    else:
+        assert (red > black) == (winner == rules.RED) and red != black
+        assert state.tiebreaker or max(red, black) >= rules.TARGET or state.round == 6
+
+
+def test_random_games_keep_every_invariant():
+    stats = _play_games(250, seed=0)
+    assert stats["winners"][0] > 60 and stats["winners"][1] > 60
+    assert stats["rounds"] > 1000 and stats["void"] > 0
+
+
+@pytest.mark.slow
+def test_2000_random_games_keep_every_invariant():
+    # about 40 s on a shared 2-core machine: `pytest -m slow`
+    stats = _play_games(2000, seed=1)
+    assert stats["winners"][0] > 500 and stats["winners"][1] > 500
+    assert stats["winners"][-1] > 0 and stats["tiebreakers"] > 0
+
+
+class ScriptedRng:
+    """Hands out given permutations, to control the Trump Card flip."""
+
+    def __init__(self, *decks):
+        self.decks = [np.array(d) for d in decks]
+
+    def permutation(self, n):
+        assert n == N_CARDS
+        return self.decks.pop(0)
+
+
+def _deck_with_top(name: str, seed: int) -> list[int]:
+    top = rules.DECK.card(name)
+    rest = np.random.default_rng(seed).permutation([c for c in range(N_CARDS) if c != top])
+    return [top, *rest.tolist()]
+
+
+def test_a_flipped_jack_or_spy_goes_back_and_the_deck_is_reshuffled():
+    decks = [
+        _deck_with_top("JS", 1),
+        _deck_with_top("SPY", 2),
+        _deck_with_top("JD", 3),
+        _deck_with_top("7H", 4),
+    ]
+    rng = ScriptedRng(*decks)
+    state = CORE.new_game(CORE.make_config(), rng, {})
+    assert not rng.decks, "flipped four times"
+    assert rules.DECK.names[state.trump_card] == "7H"
+    assert state.active_jacks == (rules.DECK.card("JH"), rules.DECK.card("JD"))
+    dealt = decks[3][1:]
+    for seat in range(4):
+        assert set(np.flatnonzero(state.hands[seat])) == set(dealt[13 * seat : 13 * seat + 13])
+
+
+def test_seeded_flips_never_give_a_jack_or_the_spy_and_cover_the_infantry():
+    seen = set()
+    for seed in range(600):
+        state = CORE.new_game(CORE.make_config(), np.random.default_rng(seed), {})
+        seen.add(state.trump_card)
+    assert seen == set(range(N_CARDS)) - set(JACKS) - {SPY}

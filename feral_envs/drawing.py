@@ -148,6 +148,7 @@ _GLYPHS = {
     "♥": "..... .#.#. ##### ##### .###. ..#.. .....",
     "♦": "..#.. .###. ##### ##### .###. ..#.. .....",
     "♣": ".###. .###. ##.## ##### ##.## ..#.. .###.",
+    "★": "..#.. ..#.. ##### .###. .#.#. #...# .....",
 }
 GLYPH_W, GLYPH_H = 5, 9
 ADVANCE = GLYPH_W + 1
@@ -386,7 +387,7 @@ class CardTable:
 
 TABLE_W, TABLE_H = 840, 620
 _HEADER_H = 96
-_PANEL_W = 300
+_PANEL_W, _PANEL_H = 300, 120
 _SCALE = 2
 
 
@@ -401,12 +402,12 @@ def draw_card_table(table: CardTable) -> np.ndarray:
     if table.corner_card is not None:
         x = TABLE_W - CARD_W - 12
         draw_card(canvas, x, 24, table.corner_card)
-        canvas.text(x + CARD_W // 2, 8, table.corner_label, INK, 1, "center")
+        canvas.text(TABLE_W - 8, 8, table.corner_label, INK, 1, "right")
     footer_y = TABLE_H - 26
     canvas.fill(0, footer_y - 4, TABLE_W, 30, FELT_DARK)
     canvas.text(10, footer_y + 2, table.footer, WHITE, _SCALE)
     n = len(table.seats)
-    top_y, bottom_y = _HEADER_H + 10, footer_y - 130
+    top_y, bottom_y = _HEADER_H + 10, footer_y - _PANEL_H - 10
     middle_y = (top_y + bottom_y) // 2
     places = {
         0: ((TABLE_W - _PANEL_W) // 2, bottom_y),  # bottom
@@ -414,7 +415,7 @@ def draw_card_table(table: CardTable) -> np.ndarray:
         2: ((TABLE_W - _PANEL_W) // 2, top_y),  # top
         3: (TABLE_W - _PANEL_W - 10, middle_y),  # right
     }
-    cx, cy = TABLE_W // 2, (top_y + 120 + bottom_y) // 2
+    cx, cy = TABLE_W // 2, (top_y + _PANEL_H + bottom_y) // 2
     trick_at = {
         0: (cx - CARD_W // 2, cy + 14),
         1: (cx - CARD_W - 44, cy - CARD_H // 2),
@@ -436,12 +437,12 @@ def draw_card_table(table: CardTable) -> np.ndarray:
 
 
 def _draw_seat(canvas: Canvas, x: int, y: int, seat: TableSeat) -> None:
-    height = 120
-    canvas.box(x, y, _PANEL_W, height, FELT_DARK, YELLOW if seat.to_act else FELT_DARK, 3)
-    canvas.box(x + 8, y + 6, text_width(seat.name, _SCALE) + 8, 22, seat.color, None)
+    """A seat's panel: name tag (and "to act"), up to three note lines, then the hand."""
+    canvas.box(x, y, _PANEL_W, _PANEL_H, FELT_DARK, YELLOW if seat.to_act else FELT_DARK, 3)
+    canvas.box(x + 8, y + 6, text_width(seat.name, _SCALE) + 8, 22, seat.color)
     canvas.text(x + 12, y + 10, seat.name, WHITE, _SCALE)
-    for i, note in enumerate(seat.notes[:3]):
-        canvas.text(x + 24 + text_width(seat.name, _SCALE), y + 8 + 11 * i, note, WHITE, 1)
-    draw_hand(canvas, x + 8, y + 64, seat.hand, _PANEL_W - 16)
     if seat.to_act:
-        canvas.text(x + _PANEL_W - 12, y + 10, "to act", YELLOW, 1, "right")
+        canvas.text(x + _PANEL_W - 10, y + 10, "to act", YELLOW, _SCALE, "right")
+    for i, note in enumerate(seat.notes[:3]):
+        canvas.text(x + 10, y + 32 + LINE * i, note, WHITE, 1)
+    draw_hand(canvas, x + 8, y + _PANEL_H - CARD_H - 6, seat.hand, _PANEL_W - 16)

@@ -66,6 +66,10 @@ def snapshot(raw: Any) -> tuple:
     if game == "lost_heir":
         cards = [int(c) for c in state.trick[: state.trick_len]]
         return (state.hands_played, state.phase, cards, state.leader, state.led_city, state.trump)
+    if game == "lost_ranks":
+        cards = [int(c) for c in state.trick[: state.n_in_trick]]
+        scores = tuple(int(v) for v in state.scores)
+        return (state.round, state.phase, cards, state.leader, state.led_suit, scores)
     if game == "hidden_ranks":
         return (tuple(int(v) for v in state.last_strike), state.moves)
     return (raw.scores,)
@@ -77,6 +81,8 @@ def news(raw: Any, before: tuple, action: int) -> list[str]:
     game, state = raw.core.name, raw.state
     if game == "lost_heir":
         return _lost_heir_news(state, before, action)
+    if game == "lost_ranks":
+        return _lost_ranks_news(state, before, action)
     if game == "hidden_ranks":
         return _hidden_ranks_news(state, before)
     if raw.scores != before[0]:
@@ -99,6 +105,27 @@ def _lost_heir_news(state: Any, before: tuple, action: int) -> list[str]:
         change = ", ".join(f"{TEAMS[t]} {int(state.last_hand[t]):+d}" for t in range(2))
         scores = ", ".join(f"{TEAMS[t]} {int(state.scores[t])}" for t in range(2))
         lines.append(f"hand {hands_played + 1} scored: {change}; scores: {scores}")
+    return lines
+
+
+def _lost_ranks_news(state: Any, before: tuple, action: int) -> list[str]:
+    from feral_envs.cards import NO_WINNER, trick_winner
+    from feral_envs.lost_ranks.rules import AGENTS, ARMY_NAMES, DECK, Phase
+
+    round_number, phase, cards, leader, led, scores = before
+    lines = []
+    if phase == Phase.PLAY and len(cards) == 3:
+        position = trick_winner([*cards, action], led, state.trump_suit, DECK)
+        if position == NO_WINNER:
+            lines.append(f"a void trick: nobody takes it, {AGENTS[leader]} leads again")
+        else:
+            lines.append(f"{AGENTS[(leader + position) % len(AGENTS)]} wins the trick")
+    if state.round != round_number or state.phase == Phase.GAME_OVER:
+        change = ", ".join(
+            f"{ARMY_NAMES[a]} {int(state.scores[a]) - scores[a]:+d}" for a in range(2)
+        )
+        now = ", ".join(f"{ARMY_NAMES[a]} {int(state.scores[a])}" for a in range(2))
+        lines.append(f"round {round_number} scored: {change}; scores: {now}")
     return lines
 
 

@@ -423,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         feral_envs.env_module(args.game)
         game = args.game.removesuffix("_v0")
         table = Table(game, args.seat, args.opponents, args.partner, args.seed, keywords)
-    except (ValueError, ImportError) as error:
+    except (ValueError, ImportError, FileNotFoundError) as error:
         print(f"{parser.prog}: error: {' '.join(str(error).split())}", file=sys.stderr)
         return 2
     try:

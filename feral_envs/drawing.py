@@ -16,6 +16,7 @@ on the table (``<game>/picture.py``), never how to draw it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -176,8 +177,10 @@ def text_width(text: str, scale: int = 1) -> int:
     return max(len(text) * ADVANCE - 1, 0) * scale
 
 
+@functools.lru_cache(maxsize=4096)
 def text_bitmap(text: str, scale: int = 1) -> np.ndarray:
-    """``text`` as a bool bitmap of ``(GLYPH_H * scale, text_width(text, scale))``."""
+    """``text`` as a bool bitmap of ``(GLYPH_H * scale, text_width(text, scale))`` (cached:
+    do not modify it)."""
     if not text:
         return np.zeros((GLYPH_H * scale, 0), dtype=bool)
     columns = []
@@ -196,13 +199,28 @@ def text_bitmap(text: str, scale: int = 1) -> np.ndarray:
 # Canvas
 
 
+@functools.lru_cache(maxsize=1024)
+def _row(color: Color, width: int) -> np.ndarray:
+    row = np.tile(np.array(color, dtype=np.uint8), (width, 1))
+    row.flags.writeable = False
+    return row
+
+
 class Canvas:
     """An ``(height, width, 3)`` uint8 picture with clipped drawing operations."""
 
     def __init__(self, width: int, height: int, background: Color = WHITE) -> None:
         self.width, self.height = width, height
         self.pixels = np.empty((height, width, 3), dtype=np.uint8)
-        self.pixels[:] = background
+        self.fill(0, 0, width, height, background)
+
+    @classmethod
+    def copy_of(cls, pixels: np.ndarray) -> Canvas:
+        """A canvas starting as a copy of ``pixels`` (a cached background)."""
+        canvas = cls.__new__(cls)
+        canvas.height, canvas.width = pixels.shape[:2]
+        canvas.pixels = pixels.copy()
+        return canvas
 
     def _clip(self, x: int, y: int, w: int, h: int) -> tuple[int, int, int, int] | None:
         x0, y0 = max(x, 0), max(y, 0)
@@ -214,7 +232,8 @@ class Canvas:
         box = self._clip(x, y, w, h)
         if box:
             x0, y0, x1, y1 = box
-            self.pixels[y0:y1, x0:x1] = color
+            # a whole row broadcast over the rows: many times faster than a 3-value colour
+            self.pixels[y0:y1, x0:x1] = _row(color, x1 - x0)
 
     def frame(self, x: int, y: int, w: int, h: int, color: Color, thickness: int = 1) -> None:
         """The outline of the rectangle, ``thickness`` pixels inside it."""

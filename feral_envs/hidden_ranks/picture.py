@@ -10,6 +10,8 @@ last move is framed in its colour (thin: from, thick: to), the last strike in re
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from feral_envs import drawing
@@ -21,6 +23,7 @@ from .rules import (
     EMPTY,
     END_NAMES,
     LAKE,
+    LAKE_SQUARES,
     MOVED_BIT,
     OWNER_BIT,
     PUBLIC_BIT,
@@ -67,16 +70,31 @@ def _screen(square: int, seat: int | None) -> tuple[int, int]:
     return BOARD_X + col * SQUARE, BOARD_Y + (9 - row) * SQUARE
 
 
-def _draw_square(canvas: Canvas, x: int, y: int, code: int, seat: int | None, setup: bool) -> None:
-    canvas.fill(x, y, SQUARE, SQUARE, LAND)
-    canvas.frame(x, y, SQUARE, SQUARE, GRID)
-    if code == LAKE:
-        canvas.fill(x + 1, y + 1, SQUARE - 2, SQUARE - 2, WATER)
-        for k in range(8, SQUARE - 4, 10):
-            canvas.fill(x + 8, y + k, SQUARE - 16, 2, WAVE)
-        return
-    if code == EMPTY:
-        return
+@functools.lru_cache(maxsize=2)
+def _empty_board(flipped: bool) -> np.ndarray:
+    """The picture without pieces, texts or frames: land, lakes, coordinates (cached)."""
+    seat = SILVER if flipped else 0
+    canvas = Canvas(WIDTH, HEIGHT, drawing.CREAM)
+    for square in range(100):
+        x, y = _screen(square, seat)
+        canvas.fill(x, y, SQUARE, SQUARE, LAND)
+        canvas.frame(x, y, SQUARE, SQUARE, GRID)
+        if square in LAKE_SQUARES:
+            canvas.fill(x + 1, y + 1, SQUARE - 2, SQUARE - 2, WATER)
+            for k in range(8, SQUARE - 4, 10):
+                canvas.fill(x + 8, y + k, SQUARE - 16, 2, WAVE)
+    canvas.frame(BOARD_X - 1, BOARD_Y - 1, 10 * SQUARE + 2, 10 * SQUARE + 2, drawing.INK)
+    bottom, middle = BOARD_Y + 10 * SQUARE + 8, SQUARE // 2
+    for i in range(10):
+        column = COLUMNS[9 - i if flipped else i]
+        row = str(i + 1 if flipped else 10 - i)
+        canvas.text(BOARD_X + i * SQUARE + middle, bottom, column, drawing.INK, 2, "center")
+        canvas.text(BOARD_X - 6, BOARD_Y + i * SQUARE + middle - 8, row, drawing.INK, 2, "right")
+    canvas.pixels.flags.writeable = False
+    return canvas.pixels
+
+
+def _draw_piece(canvas: Canvas, x: int, y: int, code: int, seat: int | None, setup: bool) -> None:
     owner = SILVER if code & OWNER_BIT else 0
     hidden = seat is not None and owner != seat
     if hidden and setup:
@@ -137,7 +155,7 @@ def _panel(state: State, seat: int | None) -> list[tuple[str, tuple, int]]:
 
 def render_rgb(state: State, seat: int | None) -> np.ndarray:
     """The board as an ``(H, W, 3)`` uint8 picture for ``seat`` (None: the referee)."""
-    canvas = Canvas(WIDTH, HEIGHT, drawing.CREAM)
+    canvas = Canvas.copy_of(_empty_board(seat == SILVER))
     setup = state.phase == Phase.SETUP
     view = "referee" if seat is None else AGENTS[seat]
     canvas.text(
@@ -149,10 +167,9 @@ def render_rgb(state: State, seat: int | None) -> np.ndarray:
         2,
     )
     canvas.text(10, 32, f"view: {view}", drawing.GREY, 2)
-    board = state.board.tolist()
-    for square, code in enumerate(board):
-        x, y = _screen(square, seat)
-        _draw_square(canvas, x, y, code, seat, setup)
+    for square, code in enumerate(state.board.tolist()):
+        if code != EMPTY and code != LAKE:
+            _draw_piece(canvas, *_screen(square, seat), code, seat, setup)
     if not setup:
         for who in (0, 1):
             origin, target = int(state.last_from[who]), int(state.last_to[who])
@@ -161,21 +178,6 @@ def render_rgb(state: State, seat: int | None) -> np.ndarray:
                 canvas.frame(*_screen(target, seat), SQUARE, SQUARE, EDGE[who], 4)
         if state.last_strike[0] >= 0:
             canvas.frame(*_screen(int(state.last_strike[0]), seat), SQUARE, SQUARE, STRIKE_FRAME, 3)
-    canvas.frame(BOARD_X - 1, BOARD_Y - 1, 10 * SQUARE + 2, 10 * SQUARE + 2, drawing.INK)
-    for i in range(10):
-        col = COLUMNS[9 - i if seat == SILVER else i]
-        row = str(i + 1 if seat == SILVER else 10 - i)
-        canvas.text(
-            BOARD_X + i * SQUARE + SQUARE // 2,
-            BOARD_Y + 10 * SQUARE + 8,
-            col,
-            drawing.INK,
-            2,
-            "center",
-        )
-        canvas.text(
-            BOARD_X - 6, BOARD_Y + i * SQUARE + SQUARE // 2 - 8, row, drawing.INK, 2, "right"
-        )
     y = BOARD_Y
     for text, color, scale in _panel(state, seat):
         canvas.text(PANEL_X, y, text, color, scale)

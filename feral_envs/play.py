@@ -71,7 +71,7 @@ def snapshot(raw: Any) -> tuple:
         scores = tuple(int(v) for v in state.scores)
         return (state.round, state.phase, cards, state.leader, state.led_suit, scores)
     if game == "hidden_ranks":
-        return (tuple(int(v) for v in state.last_strike), state.moves)
+        return (int(state.removed.sum()),)  # every strike removes a piece
     return (raw.scores,)
 
 
@@ -92,7 +92,7 @@ def news(raw: Any, before: tuple, action: int) -> list[str]:
 
 def _lost_heir_news(state: Any, before: tuple, action: int) -> list[str]:
     from feral_envs.cards import trick_winner
-    from feral_envs.lost_heir.encoding import AGENTS, CARD, DECK, TEAMS
+    from feral_envs.lost_heir.encoding import AGENTS, CARD, DECK, PASS, TEAMS
     from feral_envs.lost_heir.rules import Phase
 
     hands_played, phase, cards, leader, led, trump = before
@@ -101,7 +101,9 @@ def _lost_heir_news(state: Any, before: tuple, action: int) -> list[str]:
         cards = [*cards, action - CARD]
         winner = (leader + trick_winner(cards, led, trump, DECK)) % len(AGENTS)
         lines.append(f"{AGENTS[winner]} wins the trick")
-    if state.hands_played > hands_played:
+    if state.hands_played > hands_played and phase == Phase.DEALER and action == PASS:
+        lines.append(f"hand {hands_played + 1} is thrown in: nobody bid")
+    elif state.hands_played > hands_played:
         change = ", ".join(f"{TEAMS[t]} {int(state.last_hand[t]):+d}" for t in range(2))
         scores = ", ".join(f"{TEAMS[t]} {int(state.scores[t])}" for t in range(2))
         lines.append(f"hand {hands_played + 1} scored: {change}; scores: {scores}")
@@ -137,10 +139,9 @@ def _hidden_ranks_news(state: Any, before: tuple) -> list[str]:
         STRIKE_RESULT_NAMES,
     )
 
-    strike = tuple(int(v) for v in state.last_strike)
-    if strike == before[0] or strike[0] < 0:
+    if int(state.removed.sum()) == before[0]:
         return []
-    square, striker, striker_rank, defender_rank, result = strike
+    square, striker, striker_rank, defender_rank, result = (int(v) for v in state.last_strike)
     return [
         f"strike on {SQUARE_NAMES[square]}: {AGENTS[striker]} {RANK_NAMES[striker_rank]} "
         f"against {AGENTS[1 - striker]} {RANK_NAMES[defender_rank]}: {STRIKE_RESULT_NAMES[result]}"

@@ -210,28 +210,58 @@ def select(
 # ------------------------------------------------------------------------------ files
 
 
-def to_palette_image(frame: np.ndarray) -> Any:
-    """``frame`` as a Pillow palette ("P") image: exact when it has at most 256 colours
-    (every game picture), else quantized."""
+class Palette:
+    """The colours seen so far in a run of pictures, each with its palette index.
+
+    A picture maps to palette indices through a table over all 2**24 colours, so a frame
+    costs one gather instead of a sort; new colours are added as they appear, up to 256.
+    """
+
+    def __init__(self) -> None:
+        self.index_of = np.full(1 << 24, -1, dtype=np.int16)
+        self.colors: list[int] = []
+
+    def indices(self, frame: np.ndarray) -> np.ndarray | None:
+        """The ``(H, W)`` uint8 palette indices of ``frame``; None if the palette would
+        need more than 256 colours."""
+        packed = (
+            frame[..., 0].astype(np.int32) << 16
+            | frame[..., 1].astype(np.int32) << 8
+            | frame[..., 2].astype(np.int32)
+        )
+        index = self.index_of[packed]
+        missing = index < 0
+        if missing.any():
+            new = np.unique(packed[missing])
+            if len(self.colors) + len(new) > 256:
+                return None
+            self.index_of[new] = np.arange(len(self.colors), len(self.colors) + len(new))
+            self.colors.extend(new.tolist())
+            index = self.index_of[packed]
+        return index.astype(np.uint8)
+
+    def rgb(self) -> list[int]:
+        """The palette as Pillow's flat ``[r, g, b, r, g, b, ...]`` list."""
+        return [part for c in self.colors for part in (c >> 16, c >> 8 & 255, c & 255)]
+
+
+def to_palette_image(frame: np.ndarray, palette: Palette | None = None) -> Any:
+    """``frame`` as a Pillow palette ("P") image: exact when ``palette`` (a fresh one by
+    default) holds its colours in at most 256 (every game picture), else quantized."""
     Image = _pillow()
-    packed = (
-        frame[..., 0].astype(np.uint32) << 16
-        | frame[..., 1].astype(np.uint32) << 8
-        | frame[..., 2].astype(np.uint32)
-    )
-    colors, index = np.unique(packed.ravel(), return_inverse=True)
-    if len(colors) > 256:
+    palette = palette or Palette()
+    index = palette.indices(frame)
+    if index is None:
         return Image.fromarray(frame).quantize(256)
-    image = Image.fromarray(index.reshape(frame.shape[:2]).astype(np.uint8), mode="P")
-    palette = np.stack([colors >> 16, colors >> 8 & 255, colors & 255], axis=1)
-    image.putpalette(palette.astype(np.uint8).ravel().tolist())
+    image = Image.fromarray(index, mode="P")
+    image.putpalette(palette.rgb())
     return image
 
 
-def save_png(frame: np.ndarray, path: str | Path) -> Path:
+def save_png(frame: np.ndarray, path: str | Path, palette: Palette | None = None) -> Path:
     """One picture as a PNG file."""
     path = Path(path)
-    to_palette_image(frame).save(path, optimize=True)
+    to_palette_image(frame, palette).save(path, optimize=True)
     return path
 
 
@@ -242,7 +272,10 @@ def save_pngs(
     _pillow()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    return [save_png(frame, folder / f"{prefix}_{i:05d}.png") for i, frame in enumerate(frames)]
+    palette = Palette()
+    return [
+        save_png(frame, folder / f"{prefix}_{i:05d}.png", palette) for i, frame in enumerate(frames)
+    ]
 
 
 def save_gif(
@@ -255,8 +288,9 @@ def save_gif(
     if fps <= 0:
         raise ValueError(f"fps must be > 0, got {fps}")
     images = []
+    palette = Palette()
     for frame in frames:
-        image = to_palette_image(frame)
+        image = to_palette_image(frame, palette)
         image.info["duration"] = round(1000 / fps)
         images.append(image)
     if not images:
@@ -343,7 +377,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(error).split())
         print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return 2
-    print(f"wrote {count} frame(s) to {out}")
+    note = ""
+    if count == args.max_frames:
+        note = f" (--max-frames {args.max_frames}: --start, --every and --max-frames choose others)"
+    print(f"wrote {count} frame(s) to {out}{note}")
     return 0
 
 

@@ -23,6 +23,7 @@ you leave, 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -217,6 +218,11 @@ class Table:
             if agent != self.human
         }
         self.policies = self._load_policies()
+        self.note = (
+            f"(no heuristic bot for {game} yet: the default bots play at random)"
+            if default == "random"
+            else ""
+        )
         self.out, self.read = out, read
         self.echo = not _is_terminal(sys.stdin)
 
@@ -253,6 +259,8 @@ class Table:
         for agent, spec in self.specs.items():
             role = "partner" if agent in self.partners else "opponent"
             lines.append(f"  {agent}: {spec} ({role})")
+        if self.note:
+            lines.append(self.note)
         keywords = ", ".join(f"{k}={v!r}" for k, v in self.rules.items())
         lines.append(f"keywords: {keywords}; seed {self.seed} (replay with --seed {self.seed})")
         lines.append(f"Type an action name when asked; commands: {COMMANDS}.")
@@ -432,6 +440,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output was closed (`... | head`): the reader has left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

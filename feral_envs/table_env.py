@@ -258,9 +258,23 @@ class TableEnv(AECEnv):
             for a in rewards:
                 rewards[a] = 1.0 if self.team_of_seat[self._agent_seat[a]] == winner else -1.0
 
-    render_view: str | None = None
-    """Whose view ``render`` shows: None (default) the agent to act (the referee once the
-    game is over), an agent name for that agent's view, or ``"referee"`` for everything."""
+    _render_view: str | None = None
+
+    @property
+    def render_view(self) -> str | None:
+        """Whose view ``render`` shows: None (default) the agent to act (the referee once the
+        game is over), an agent name for that agent's view, or ``"referee"`` for everything.
+        Setting anything else raises ``ValueError``."""
+        return self._render_view
+
+    @render_view.setter
+    def render_view(self, view: str | None) -> None:
+        if view is not None and view != "referee" and view not in self._agent_seat:
+            raise ValueError(
+                f"render_view={view!r} is not allowed; choose None, 'referee' or an agent: "
+                + ", ".join(self.possible_agents)
+            )
+        self._render_view = view
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the table as text; ``human``: print it; ``rgb_array``: the table as an
@@ -278,17 +292,10 @@ class TableEnv(AECEnv):
         return text
 
     def _view_seat(self) -> int | None:
-        view = self.render_view
+        view = self._render_view
         if view is None:
             return self._agent_seat[self.agent_selection] if self.agents else None
-        if view == "referee":
-            return None
-        if view not in self._agent_seat:
-            raise ValueError(
-                f"render_view={view!r} is not allowed; choose None, 'referee' or an agent: "
-                + ", ".join(self.possible_agents)
-            )
-        return self._agent_seat[view]
+        return None if view == "referee" else self._agent_seat[view]
 
     def close(self) -> None:
         pass
@@ -315,6 +322,15 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.agent_selection
+
+    @property
+    def render_view(self) -> str | None:
+        """The raw env's ``render_view``: readable and settable through the wrapper."""
+        return self.env.render_view
+
+    @render_view.setter
+    def render_view(self, view: str | None) -> None:
+        self.env.render_view = view
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:

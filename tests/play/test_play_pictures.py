@@ -51,11 +51,15 @@ def test_pictures_from_every_view_through_a_game(game):
 def test_render_view_must_name_an_agent_or_the_referee():
     env = feral_envs.make("lost_heir", render_mode="rgb_array")
     env.reset(seed=0)
-    env.unwrapped.render_view = "nobody"
     with pytest.raises(ValueError, match=r"render_view='nobody'.*'referee'.*north"):
-        env.render()
-    env.unwrapped.render_view = "referee"
-    assert env.render().shape == (drawing.TABLE_H, drawing.TABLE_W, 3)
+        env.render_view = "nobody"
+    assert env.unwrapped.render_view is None, "a refused view changes nothing"
+    env.render_view = "referee"  # through env()'s wrapper, to the raw env
+    assert env.unwrapped.render_view == "referee"
+    referee = env.render()
+    assert referee.shape == (drawing.TABLE_H, drawing.TABLE_W, 3)
+    env.render_view = "south"
+    assert not np.array_equal(env.render(), referee)
 
 
 def test_a_game_without_pictures_refuses_rgb_array():

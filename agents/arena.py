@@ -550,9 +550,13 @@ def leaderboard_table(report: dict[str, Any]) -> str:
 
 
 def _interval(row: dict[str, Any]) -> str:
-    if math.isnan(row["low"]):
+    """``[low, high]``; an end the results cannot bound is open: ``[973, inf)``."""
+    low, high = row["low"], row["high"]
+    if math.isnan(low):
         return "n/a"
-    return f"[{row['low']:.0f}, {row['high']:.0f}]"
+    left = "(-inf" if math.isinf(low) else f"[{low:.0f}"
+    right = "inf)" if math.isinf(high) else f"{high:.0f}]"
+    return f"{left}, {right}"
 
 
 def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
@@ -610,14 +614,20 @@ def write_reports(report: dict[str, Any], out: Path) -> dict[str, str]:
 
 
 def _number(x: float, form: str) -> str:
-    """``x`` formatted, or an empty cell for NaN (no interval, pair never met)."""
+    """``x`` formatted (``inf``/``-inf`` for an open end), or an empty cell for NaN (no
+    interval, pair never met)."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
     return "" if math.isnan(x) else format(x, form)
 
 
 def _no_nan(value: Any) -> Any:
-    """``value`` with NaN floats replaced by None (valid JSON)."""
+    """``value`` with NaN floats replaced by None and infinite ones by the strings
+    ``"inf"``/``"-inf"`` (valid JSON)."""
     if isinstance(value, float) and math.isnan(value):
         return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     if isinstance(value, dict):
         return {k: _no_nan(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -636,12 +646,25 @@ def plot_ratings(report: dict[str, Any], path: Path) -> None:
     elo = np.array([row["elo"] for row in rows])
     low = np.array([row["low"] for row in rows])
     high = np.array([row["high"] for row in rows])
-    errors = np.nan_to_num(np.vstack([elo - low, high - elo]))
+    # an open end (inf) is drawn as an arrow to the edge of the plot
+    finite = np.concatenate([elo, low[np.isfinite(low)], high[np.isfinite(high)]])
+    span = max(np.ptp(finite), 100.0)
+    edge_low, edge_high = finite.min() - 0.15 * span, finite.max() + 0.15 * span
+    open_high, open_low = np.isposinf(high), np.isneginf(low)
+    errors = np.nan_to_num(
+        np.vstack(
+            [elo - np.where(open_low, edge_low, low), np.where(open_high, edge_high, high) - elo]
+        )
+    )
     figure, axes = plt.subplots(figsize=(7, 1.2 + 0.45 * len(rows)))
     axes.errorbar(elo, range(len(rows)), xerr=errors, fmt="o", capsize=4)
+    for y in np.flatnonzero(open_high | open_low):
+        x = edge_high if open_high[y] else edge_low
+        axes.annotate("", (x, y), (elo[y], y), arrowprops={"arrowstyle": "->", "color": "C0"})
+    axes.set_xlim(edge_low, edge_high)
     axes.set_yticks(range(len(rows)), [row["agent"] for row in rows])
     axes.axvline(0, color="grey", linewidth=0.8, linestyle=":")
-    axes.set_xlabel(f"Elo (anchor {report['anchor']} = 0), 95% bootstrap interval")
+    axes.set_xlabel(f"Elo (anchor {report['anchor']} = 0), 95% interval (arrow: open end)")
     axes.set_title(f"{report['game']}: {report['games_per_pair']} games per pair")
     figure.tight_layout()
     figure.savefig(path, dpi=120)

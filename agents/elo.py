@@ -31,6 +31,19 @@ held the true rating in 93 % of cases at 20 and at 100 games a pair and in 95-96
 ``seed`` and built from the results in a canonical order, so shuffling the input changes
 neither ratings nor intervals. The intervals are relative to the anchor (whose interval is
 ``(0, 0)``); a pair's difference has its own, usually narrower, uncertainty.
+
+Unbounded ratings. When some agents scored nothing at all against some others (say, a bot
+that won every game against ``random``), the results cannot bound their gap: the maximum
+likelihood rating is infinite, the prior alone sets the point estimate, and every bootstrap
+replicate repeats the same perfect score, so the percentile interval would collapse to a
+point, a false certainty. The fit finds these cases from the graph of "scored at least
+something against": agents that the anchor's side never scored against (directly or through
+others) get ``high = +inf``, agents that never scored against the anchor's side get
+``low = -inf``. The finite end then comes from the perfect pairs themselves: against an
+opponent ``j`` beaten in all ``n`` games, the one-sided exact (Clopper-Pearson) bound on the
+win probability, ``((1 - confidence) / 2) ** (1 / n)``, put on the Elo scale above ``j``'s
+rating; the best such bound is the interval's lower end (a winless agent's upper end
+likewise). With 1,000 wins in 1,000 games against the anchor that reads ``[973, inf)``.
 """
 
 from __future__ import annotations
@@ -113,6 +126,8 @@ def fit_ratings(
         boot = _fit(*_matrices(totals.reshape(n_bootstrap, 2, -1), pairs, k), a, prior_games)
         tail = (1 - confidence) / 2
         low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
+    if not np.isnan(low).all():
+        low, high = _open_ends(vectors.sum(0), pairs, k, a, point, low, high, confidence)
     return {
         agent: (float(point[i]), float(low[i]), float(high[i])) for i, agent in enumerate(agents)
     }
@@ -178,6 +193,50 @@ def _parse(results: Iterable[Result]) -> tuple[list[str], list[tuple]]:
             singles.append((entry,))
     groups = sorted([tuple(sorted(g)) for g in keyed.values()] + singles)
     return agents, groups
+
+
+def _open_ends(
+    totals: np.ndarray,
+    pairs: list[tuple[int, int]],
+    k: int,
+    anchor: int,
+    point: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    confidence: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals with the ends the results cannot bound set to infinity (module docstring)."""
+    scored = np.zeros((k, k), dtype=bool)  # scored[i, j]: i scored something against j
+    games = np.zeros((k, k))
+    for m, (i, j) in enumerate(pairs):
+        score, n = totals[0, m], totals[1, m]
+        scored[i, j], scored[j, i] = score > 0, score < n
+        games[i, j] = games[j, i] = n
+    reach = scored.copy()  # transitive closure: i scored against j through a chain
+    for via in range(k):
+        reach |= reach[:, via, None] & reach[None, via, :]
+    np.fill_diagonal(reach, True)
+    above = ~reach[anchor]  # the anchor's side never scored against them
+    below = ~reach[:, anchor]  # they never scored against the anchor's side
+    if not (above.any() or below.any()):
+        return low, high
+    low, high = low.copy(), high.copy()
+    tail = (1 - confidence) / 2
+    for i in np.flatnonzero(above | below):
+        sign = 1 if above[i] else -1
+        # opponents that i beat (or lost to) in every game: exact one-sided bounds
+        perfect = (games[i] > 0) & ~(scored[:, i] if above[i] else scored[i])
+        bounds = []
+        for j in np.flatnonzero(perfect):
+            p = tail ** (1 / games[i, j])
+            bounds.append(point[j] + sign * 400 * math.log10(p / (1 - p)))
+        if above[i]:
+            high[i] = math.inf
+            low[i] = max(bounds) if bounds else low[i]
+        else:
+            low[i] = -math.inf
+            high[i] = min(bounds) if bounds else high[i]
+    return low, high
 
 
 def _matrices(totals: np.ndarray, pairs: list[tuple[int, int]], k: int):

@@ -102,7 +102,9 @@ def test_unbeaten_in_a_round_robin_is_finite():
     results = [("best", "random", 1.0), ("best", "mid", 1.0)] * 30
     results += [("mid", "random", 1.0), ("mid", "random", 0.0), ("mid", "random", 1.0)] * 10
     fit = fit_ratings(results, n_bootstrap=100)
-    assert all(np.isfinite(v).all() for v in fit.values())
+    assert all(math.isfinite(elo) for elo, _, _ in fit.values())
+    assert np.isfinite(fit["mid"]).all()
+    assert math.isfinite(fit["best"][1]) and fit["best"][2] == math.inf  # unbounded above
     assert fit["best"][0] > fit["mid"][0] > 0
 
 
@@ -156,3 +158,32 @@ def test_score_matrix():
     assert np.isnan(score[0, 1]) and np.isnan(score[0, 0])
     with pytest.raises(ValueError, match="not in agents"):
         score_matrix(results, ["a", "b"])
+
+
+def test_a_perfect_score_leaves_the_interval_open_with_an_exact_finite_end():
+    """All wins cannot bound a rating from above; the lower end is the exact one-sided bound."""
+    results = [("bot", "random", 1.0, deal // 2) for deal in range(1000)]
+    elo, low, high = fit_ratings(results)["bot"]
+    assert math.isfinite(elo) and high == math.inf
+    p = 0.025 ** (1 / 1000)
+    assert low == pytest.approx(400 * math.log10(p / (1 - p)))  # about 973
+    assert 900 < low < elo
+    winless = fit_ratings([("random", "dud", 1.0, d // 2) for d in range(100)])["dud"]
+    assert winless[1] == -math.inf and math.isfinite(winless[2]) and winless[0] < winless[2] < 0
+
+
+def test_one_lost_game_closes_the_interval():
+    results = [("bot", "random", 1.0, deal // 2) for deal in range(999)]
+    results.append(("bot", "random", 0.0, 499))
+    _, low, high = fit_ratings(results)["bot"]
+    assert math.isfinite(high) and low < high
+
+
+def test_a_side_that_never_lost_to_the_anchor_side_is_open_above():
+    """Two bots that each beat random every time: both ratings are open above."""
+    results = [("a", "random", 1.0, ("ar", d // 2)) for d in range(200)]
+    results += [("b", "random", 1.0, ("br", d // 2)) for d in range(200)]
+    results += [("a", "b", float(d % 2), ("ab", d // 2)) for d in range(200)]
+    ratings = fit_ratings(results)
+    assert ratings["a"][2] == math.inf and ratings["b"][2] == math.inf
+    assert math.isfinite(ratings["a"][1]) and math.isfinite(ratings["b"][1])

@@ -1,0 +1,627 @@
+"""``heuristic`` for Lost Ranks: a rule-based passer and card player.
+
+Only two kinds of card score in Lost Ranks: an *Active* Jack (+2 to the army that played it,
+if that army wins its trick: a *rescue*) and the Spy (+2 by variant to the army that
+captures it). Neither can win a trick, so every point needs two partners: one plays the
+Jack or the Spy, the other wins the trick. The bot is built around that.
+
+It reads only ``act``'s observation and action mask, decoded with the spans of
+:data:`feral_envs.lost_ranks.encoding.OBS` (ego-centric: me, left, partner, right), and the
+game's fixed card table and variant. The observation lists the cards each seat has played
+but not trick by trick, so the bot remembers, within a round, the tricks it saw (its own
+card and the cards before and after it) to know which seats have shown a void; ``reset``
+clears that memory. It draws no random numbers, so it is deterministic (the seed is kept
+for the protocol). The rules below are numbered as in ``docs/bots/lost_ranks.md``; the first
+rule that applies decides.
+
+Card knowledge
+    *Unseen* cards are those not in the bot's hand, not played and not the Trump Card. The
+    cards the bot passed and that have not been played yet are known to be with their
+    receiver. A seat that did not follow the led suit (the Spy included) is void in it. The
+    chance that a seat holds a card that beats the trick's best card is estimated from the
+    unseen cards it can hold, its hand size and its voids (hypergeometric, suits taken as
+    independent); "safe" means that chance is zero for every enemy still to play. The
+    army's chance to win the trick chains these estimates over the seats still to play.
+    A Jack's *guards* are the other cards of its suit in the same hand: a Jack that is the
+    last card of its suit must be played whenever that suit is led, winning or not.
+
+Passing (the whole pass is planned from the 13 dealt cards, then made one choice at a time)
+    P1. Never pass the Spy or an Active Jack to the enemy: the enemy could score them. (The
+        Spy is kept even where a variant makes it worthless to that enemy: under Master of
+        Spies it is then worth +2 to the bot's own army.)
+    P2. A *strong* hand (estimated tricks: trumps 0.4 to 1 by rank, side Aces 1, side
+        Kings 0.5; at least ``STRONG_HAND``, about the median hand) will win tricks, so its
+        Active Jacks, then the Spy, go to the partner, who will play them onto the bot's
+        winners.
+    P3. A weaker hand that holds an Active Jack or the Spy keeps them and sends its
+        strength to the partner (its two best cards by estimated tricks: trumps, side Aces
+        and Kings), so that the partner wins the tricks it plays them onto; never a guard
+        of a kept Jack.
+    P4. The partner's remaining choices are low side cards from the bot's shortest side
+        suits (making voids, where Jacks and the Spy can be played and trumps used), the
+        guards of a kept Jack last.
+    P5. The enemy gets junk: an Inactive Jack (it can never win nor score), else the lowest
+        side card of the bot's shortest side suit (never an Ace, a kept Jack's guards
+        last), else the lowest trump.
+
+Following (the bot is not the leader; "partner winning" means the partner's card is the
+trick's best so far)
+    F1. Rescue: play an Active Jack if it may, else the Spy, when the chance that the army
+        wins the trick is at least ``h(n)``: the partner is winning and the enemies still to
+        play are unlikely to beat it (a certainty when the bot plays last), or the partner
+        is still to play and likely to win it. ``h`` falls from ``RESCUE_EARLY`` to
+        ``RESCUE_LATE`` as the bot's hand ``n`` shrinks: waiting grows riskier, as the last
+        cards are forced.
+    F2. Points in the trick (an Active Jack of either army or the Spy already played):
+        enemy winning (or nobody yet): win it with the cheapest card that wins safely, else
+        with the card most likely to win if that chance reaches ``CONTEST``; partner
+        winning but not safely: overtake with the cheapest safe card. This takes the Spy
+        cheaply and keeps enemy Jacks from being rescued (overtrumping when needed).
+    F3. Win cheaply: enemy winning with no points in the trick. Playing last, take it with a
+        card of the led suit when one wins (the lead is worth a side card, not a trump).
+        Not last, with an enemy still to play who may hold an Active Jack or the Spy, take
+        it with the cheapest card whose chance of holding reaches ``DENY``, unless that
+        card is one of the bot's top trumps (higher than all unseen trumps but one).
+    F4. Otherwise play the cheapest card (ducking when it cannot win, playing low under a
+        winning partner): following suit, an Inactive Jack or the lowest card; void,
+        discard an Inactive Jack, then the lowest side card from the shortest side suit
+        (a kept Jack's guards last), keeping Aces and trumps. Never an Active Jack or the
+        Spy unless nothing else is legal (then the Jack first: its loss gives the enemy
+        nothing).
+
+Leading
+    L1. A forced lead (the first trick's lowest trump; the Spy as last card) is played.
+    L2. Cash a winner: the side card (then the trump) most likely to win, if that chance
+        reaches ``CASH``: the partner can then play its Jacks and the Spy on it. A card of
+        the suit of an Active Jack the bot passed to its partner comes first.
+    L3. Otherwise lead low: the lowest Infantry of the bot's shortest side suit, avoiding
+        the suits of its own Active Jacks (their guards) and suits an enemy has shown void
+        in (it could ruff, or dump a Jack on its partner's ruff).
+    L4. Otherwise the lowest trump; with only Jacks left, an Inactive Jack before an Active
+        one.
+
+Tuning: the constants were set by duplicate self-play (the same deals played with the
+armies swapped, one army changed); see ``docs/bots/lost_ranks.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import BasePolicy
+from feral_envs.cards import CANNOT_WIN, NO_SUIT
+from feral_envs.lost_ranks.encoding import OBS
+from feral_envs.lost_ranks.rules import (
+    DECK,
+    HAND_SIZE,
+    JACKS,
+    N_SEATS,
+    RED,
+    SPY,
+    SUIT_COLOUR,
+    VARIANTS,
+    Phase,
+    spy_points,
+)
+
+ME, LEFT, PARTNER, RIGHT = range(N_SEATS)
+"""Ego-centric seats, as the observation orders them."""
+ENEMIES = (LEFT, RIGHT)
+
+_SUIT = DECK.suit_of
+_POWER = DECK.power_of
+_TOP = max(_POWER)  # the Ace's power
+_PLAYED = (OBS.played_me, OBS.played_left, OBS.played_partner, OBS.played_right)
+_TRICK = (OBS.trick_0, OBS.trick_1, OBS.trick_2)
+
+STRONG_HAND = 3.0
+"""P2: estimated tricks from which a hand passes its Active Jacks and Spy to the partner."""
+RESCUE_EARLY, RESCUE_LATE = 0.9, 0.4
+"""F1: chance the partner keeps the trick needed to play a Jack or the Spy on it, with a full
+hand and with one card left (linear in between)."""
+CONTEST = 0.4
+"""F2: least chance of winning for which the bot contests a trick holding points."""
+DENY = 0.75
+"""F3: least chance of holding for which the bot takes a pointless trick when an enemy still
+to play might dump an Active Jack or the Spy on it."""
+CASH = 0.8
+"""L2: least chance of winning for a lead to count as a winner to cash."""
+SAFE = 1.0 - 1e-9
+
+
+def make_policy(seed: int, **keywords: Any) -> LostRanksHeuristic:
+    """A fresh Lost Ranks bot (the registry's ``heuristic`` spec); ``keywords`` are the env's
+    game keywords, of which it uses ``variant``."""
+    return LostRanksHeuristic(seed, variant=keywords.get("variant", "standard"))
+
+
+class LostRanksHeuristic(BasePolicy):
+    """The rule-based Lost Ranks bot (rules in the module docstring)."""
+
+    def __init__(self, seed: int, variant: str = "standard", spec: str = "heuristic") -> None:
+        super().__init__(spec, seed)
+        if variant not in VARIANTS:
+            raise ValueError(f"variant={variant!r} is not allowed; choose one of: {VARIANTS}")
+        self.variant = variant
+        self._memory = _RoundMemory()
+
+    def reset(self, seed: int) -> None:
+        super().reset(seed)
+        self._memory = _RoundMemory()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        if not legal:
+            raise ValueError("action_mask marks no legal action: it is not this policy's turn")
+        phase = int(np.argmax(observation[OBS.phase.slice]))
+        if phase == Phase.PASS:
+            return self._pass(observation, legal)
+        table = _Table(observation, self.variant, self._memory)
+        if len(legal) == 1:
+            choice = legal[0]
+        elif table.trick:
+            choice = _follow(table, legal)
+        else:
+            choice = _lead(table, legal)
+        self._memory.after_play(table, choice)
+        return choice
+
+    # ------------------------------------------------------------------------------ pass
+
+    def _pass(self, obs: np.ndarray, legal: list[int]) -> int:
+        held = _cards(obs, OBS.hand)
+        chosen = _cards(obs, OBS.passed_to_partner) + _cards(obs, OBS.passed_to_enemy)
+        step = int(np.argmax(obs[OBS.pass_step.slice]))
+        trump = int(np.argmax(obs[OBS.trump_suit.slice]))
+        plan = plan_pass(sorted(held + chosen), trump)
+        if plan[step] in legal:
+            return plan[step]
+        # Only if the earlier choices were not the bot's own plan: the same rules on what is left.
+        return plan_pass_fallback(held, trump, to_enemy=step == 2)
+
+
+# ---------------------------------------------------------------------------------- cards
+
+
+def _cards(obs: np.ndarray, span: Any) -> list[int]:
+    return [int(c) for c in np.flatnonzero(obs[span.slice])]
+
+
+def active_jacks(trump: int) -> tuple[int, ...]:
+    """The two Jacks of the Trump Card's colour."""
+    return tuple(j for j in JACKS if SUIT_COLOUR[_SUIT[j]] == SUIT_COLOUR[trump])
+
+
+def beats(card: int, best: int | None, led: int, trump: int) -> bool:
+    """Whether ``card`` would become the best card of a trick whose best is ``best``
+    (None: no card that can win yet) and whose led suit is ``led``."""
+    power = _POWER[card]
+    if power == CANNOT_WIN:
+        return False
+    suit = _SUIT[card]
+    if best is None:
+        return suit == trump or suit == led
+    if suit == trump:
+        return _SUIT[best] != trump or power > _POWER[best]
+    return suit == led and _SUIT[best] == led and power > _POWER[best]
+
+
+def card_strength(card: int, trump: int) -> float:
+    """A card's estimated tricks: a trump by rank (0.4 for the lowest to 1 for the Ace), a
+    side Ace 1, a side King 0.5, anything else 0."""
+    power = _POWER[card]
+    if power == CANNOT_WIN:
+        return 0.0
+    if _SUIT[card] == trump:
+        return 0.4 + 0.6 * power / _TOP
+    return {_TOP: 1.0, _TOP - 1: 0.5}.get(power, 0.0)
+
+
+def hand_strength(hand: Sequence[int], trump: int) -> float:
+    """Estimated tricks of a hand (P2): the sum of its :func:`card_strength`."""
+    return sum(card_strength(card, trump) for card in hand)
+
+
+def _side_suit_lengths(hand: Sequence[int], trump: int) -> dict[int, int]:
+    lengths = {s: 0 for s in range(4) if s != trump}
+    for card in hand:
+        if _SUIT[card] in lengths:
+            lengths[_SUIT[card]] += 1
+    return lengths
+
+
+def _void_makers(hand: Sequence[int], trump: int, guarded: set[int]) -> list[int]:
+    """Side Infantry below the Ace, shortest suit first, lowest first (P4, P5); the suits in
+    ``guarded`` (those of the Active Jacks kept) last, longest first."""
+    lengths = _side_suit_lengths(hand, trump)
+    cards = [
+        c for c in hand if _SUIT[c] in lengths and _POWER[c] != CANNOT_WIN and _POWER[c] < _TOP
+    ]
+
+    def key(card: int) -> tuple:
+        suit = _SUIT[card]
+        if suit in guarded:
+            return (1, -lengths[suit], _POWER[card], card)
+        return (0, lengths[suit], _POWER[card], card)
+
+    return sorted(cards, key=key)
+
+
+def plan_pass(hand: Sequence[int], trump: int) -> list[int]:
+    """The bot's three pass choices for a 13-card ``hand``: two for the partner, then one
+    for the enemy (rules P1 to P5)."""
+    jacks = active_jacks(trump)
+    scoring = [c for c in hand if c in jacks] + ([SPY] if SPY in hand else [])
+    to_partner: list[int] = []
+    if hand_strength(hand, trump) >= STRONG_HAND:  # P2
+        to_partner += scoring[:2]
+    guarded = {_SUIT[c] for c in scoring if c in jacks and c not in to_partner}
+    if scoring and not to_partner:  # P3
+        strong = [c for c in hand if card_strength(c, trump) > 0 and _SUIT[c] not in guarded]
+        strong.sort(key=lambda c: (-card_strength(c, trump), c))
+        to_partner += strong[:2]
+    for card in _void_makers(hand, trump, guarded):  # P4
+        if len(to_partner) == 2:
+            break
+        if card not in to_partner:
+            to_partner.append(card)
+    for card in sorted(hand, key=lambda c: (c in scoring, _POWER[c], c)):  # any card left
+        if len(to_partner) == 2:
+            break
+        if card not in to_partner:
+            to_partner.append(card)
+    rest = [c for c in hand if c not in to_partner]
+    return [*to_partner, _junk_for_enemy(rest, trump, guarded)]
+
+
+def _junk_for_enemy(cards: Sequence[int], trump: int, guarded: set[int]) -> int:
+    """P5 (and P1): the card for the enemy among ``cards``."""
+    jacks = active_jacks(trump)
+    inactive = [c for c in cards if c in JACKS and c not in jacks]
+    if inactive:
+        return min(inactive)
+    makers = _void_makers(cards, trump, guarded)
+    if makers:
+        return makers[0]
+    safe = [c for c in cards if c != SPY and c not in jacks]
+    # An Ace or trumps only: the lowest of them (the 13 cards always hold one).
+    return min(safe, key=lambda c: (_SUIT[c] == trump, _POWER[c], c))
+
+
+def plan_pass_fallback(held: Sequence[int], trump: int, to_enemy: bool) -> int:
+    """A pass choice when the plan's card is gone: the enemy's junk, or the plan's choice
+    among the cards still held."""
+    if to_enemy:
+        guarded = {_SUIT[c] for c in held if c in active_jacks(trump)}
+        return _junk_for_enemy(held, trump, guarded)
+    return plan_pass(held, trump)[0]
+
+
+# ---------------------------------------------------------------------------- the table
+
+
+class _RoundMemory:
+    """What the bot saw of the round's tricks: the seats' voids (by ego-centric seat)."""
+
+    def __init__(self) -> None:
+        self.key: tuple | None = None
+        self.n_played = 0
+        self.voids: list[set[int]] = [set() for _ in range(N_SEATS)]
+        self.last: tuple[int, list[int], list[set[int]], int] | None = None
+        # at the bot's last play: the trick's leader, its cards before the bot's, the played
+        # cards by seat, and the bot's card
+
+    def start(self, key: tuple, n_played: int) -> None:
+        """Forget the last round when ``key`` (round, Trump Card) changes or fewer cards have
+        been played than last time (another game)."""
+        if key != self.key or n_played < self.n_played:
+            self.key, self.voids, self.last = key, [set() for _ in range(N_SEATS)], None
+        self.n_played = n_played
+
+    def note_trick(self, leader: int, cards: Sequence[int]) -> None:
+        """Record the voids shown by ``cards`` played in order from ``leader``."""
+        if not cards:
+            return
+        led = _SUIT[cards[0]]
+        if led == NO_SUIT:
+            return
+        for position, card in enumerate(cards[1:], 1):
+            if _SUIT[card] != led:
+                self.voids[(leader + position) % N_SEATS].add(led)
+
+    def catch_up(self, table: _Table) -> None:
+        """Rebuild the trick the bot last played to from the cards played since."""
+        if self.last is None:
+            return
+        leader, before, played, mine = self.last
+        in_trick_now = {(table.leader + i) % N_SEATS: card for i, card in enumerate(table.trick)}
+        trick = [*before, mine]
+        for position in range(len(trick), N_SEATS):
+            seat = (leader + position) % N_SEATS
+            new = table.played[seat] - played[seat]
+            new.discard(in_trick_now.get(seat, -1))
+            if len(new) != 1:  # not the bot's previous trick: nothing to learn
+                return
+            trick.append(new.pop())
+        self.note_trick(leader, trick)
+
+    def after_play(self, table: _Table, card: int) -> None:
+        self.last = (table.leader, list(table.trick), [set(p) for p in table.played], card)
+
+
+class _Table:
+    """The position as the bot sees it when it plays a card."""
+
+    def __init__(self, obs: np.ndarray, variant: str, memory: _RoundMemory) -> None:
+        self.hand = _cards(obs, OBS.hand)
+        self.trump_card = int(np.argmax(obs[OBS.trump_card.slice]))
+        self.trump = int(np.argmax(obs[OBS.trump_suit.slice]))
+        self.jacks = active_jacks(self.trump)
+        trump_side, other_side = spy_points(variant, RED)  # RED stands for the trump colour
+        if obs[OBS.trump_army.start] > 0.5:  # the Trump Card is my army's colour
+            self.spy_mine, self.spy_theirs = trump_side, other_side
+        else:
+            self.spy_mine, self.spy_theirs = other_side, trump_side
+        self.played = [set(_cards(obs, span)) for span in _PLAYED]
+        self.trick = [c for span in _TRICK for c in _cards(obs, span)]
+        self.leader = int(np.argmax(obs[OBS.trick_leader.slice]))
+        self.led = _SUIT[self.trick[0]] if self.trick else NO_SUIT
+        self.position = len(self.trick)
+
+        memory.start(self.round_key(obs), sum(len(p) for p in self.played))
+        memory.catch_up(self)
+        memory.note_trick(self.leader, self.trick)
+        self.voids = memory.voids
+
+        seen = set(self.hand) | {self.trump_card}
+        for cards in self.played:
+            seen |= cards
+        self.known: list[set[int]] = [set() for _ in range(N_SEATS)]
+        self.known[PARTNER] = set(_cards(obs, OBS.passed_to_partner)) - self.played[PARTNER]
+        target = LEFT if obs[OBS.pass_direction.start] > 0.5 else RIGHT
+        self.known[target] = set(_cards(obs, OBS.passed_to_enemy)) - self.played[target]
+        located = self.known[PARTNER] | self.known[target]
+        self.unknown = [c for c in range(DECK.n) if c not in seen and c not in located]
+        self.sizes = [HAND_SIZE - len(p) for p in self.played]
+        self.sizes[ME] = len(self.hand)
+        self.lengths = _side_suit_lengths(self.hand, self.trump)
+        self.guarded = {_SUIT[j] for j in self.jacks if j in self.hand}
+
+    def round_key(self, obs: np.ndarray) -> tuple:
+        return (
+            int(np.argmax(obs[OBS.round.slice])),
+            float(obs[OBS.tiebreaker.start]),
+            self.trump_card,
+        )
+
+    # -------------------------------------------------------------------- estimates
+
+    def p_beat(self, seat: int, best: int | None, led: int) -> float:
+        """Chance that ``seat`` holds (and may play) a card that beats ``best`` in a trick
+        whose led suit is ``led``."""
+        voids = self.voids[seat]
+        known = self.known[seat]
+        pool = [c for c in self.unknown if _SUIT[c] not in voids]
+        n_drawn = self.sizes[seat] - len(known)
+        trump = self.trump
+
+        def p_any(cards: Sequence[int]) -> float:
+            return _p_any(len(cards), n_drawn, len(pool))
+
+        trump_threats = [c for c in pool if _SUIT[c] == trump and beats(c, best, led, trump)]
+        known_trump = any(_SUIT[c] == trump and beats(c, best, led, trump) for c in known)
+        if led == NO_SUIT or led == trump:  # anything may be played / trumps must follow
+            return 1.0 if known_trump else p_any(trump_threats)
+        if any(_SUIT[c] == led and beats(c, best, led, trump) for c in known):
+            return 1.0
+        p_follow = p_any([c for c in pool if _SUIT[c] == led and beats(c, best, led, trump)])
+        if led in voids:
+            p_void = 1.0
+        elif any(_SUIT[c] == led for c in known):
+            p_void = 0.0
+        else:
+            p_void = 1.0 - p_any([c for c in pool if _SUIT[c] == led])
+        p_trump = 1.0 if known_trump else p_any(trump_threats)
+        return min(1.0, p_follow + p_void * p_trump)
+
+    def p_ours(self, best: int | None, best_is_ours: bool, after: int, led: int) -> float:
+        """Chance the bot's army wins the trick (led suit ``led``) if its best card is
+        ``best`` (ours or not) once the seat at trick position ``after`` has played."""
+        p = 1.0 if best is not None and best_is_ours else 0.0
+        for position in range(after + 1, N_SEATS):
+            seat = (self.leader + position) % N_SEATS
+            beat = self.p_beat(seat, best, led)
+            p = p + (1.0 - p) * beat if seat == PARTNER else p * (1.0 - beat)
+        return p
+
+    def best(self) -> tuple[int | None, int | None]:
+        """The trick's best card so far and its seat (None, None: no card that can win)."""
+        best, seat = None, None
+        for position, card in enumerate(self.trick):
+            if beats(card, best, self.led, self.trump):
+                best, seat = card, (self.leader + position) % N_SEATS
+        return best, seat
+
+    def after_mine(self, card: int) -> tuple[int | None, bool]:
+        """The best card and whether it is the army's once the bot has played ``card``."""
+        best, seat = self.best()
+        if beats(card, best, self.led, self.trump):
+            return card, True
+        return best, seat == PARTNER
+
+    def p_win_with(self, card: int) -> float:
+        best, ours = self.after_mine(card)
+        return self.p_ours(best, ours, self.position, self.led)
+
+    def points(self) -> int:
+        """Points at stake in the trick so far (gained by one army or lost to the other)."""
+        total = 0
+        for card in self.trick:
+            if card in self.jacks:
+                total += 2
+            elif card == SPY:
+                total += self.spy_mine + self.spy_theirs
+        return total
+
+    def scoring(self, card: int) -> bool:
+        return card == SPY or card in self.jacks
+
+    def worth(self, card: int) -> tuple:
+        """How much the bot would rather keep ``card`` (lower is cheaper to play)."""
+        if self.scoring(card):
+            return (4, 0, card)
+        power = _POWER[card]
+        if power == CANNOT_WIN:
+            return (0, 0, card)
+        if _SUIT[card] == self.trump:
+            return (3, power, card)
+        if power == _TOP:
+            return (2, power, card)
+        return (1, power, card)
+
+    def discard_key(self, card: int) -> tuple:
+        """Order of the cards to throw away when void: shortest side suit first."""
+        worth = self.worth(card)
+        if worth[0] != 1:
+            return worth
+        suit = _SUIT[card]
+        if suit in self.guarded:  # keep the guards of an Active Jack
+            return (1, 1, -self.lengths[suit], _POWER[card], card)
+        return (1, 0, self.lengths[suit], _POWER[card], card)
+
+    def enemy_may_dump(self) -> bool:
+        """Whether an Active Jack or the Spy may still be in an enemy's hand."""
+        for card in (*self.jacks, SPY):
+            if card in self.unknown or card in self.known[LEFT] or card in self.known[RIGHT]:
+                if card != SPY or self.spy_theirs > 0:
+                    return True
+        return False
+
+    def top_trumps(self) -> set[int]:
+        """The bot's trumps higher than every unseen trump but one (too good to spend on
+        a pointless trick)."""
+        unseen = sorted((_POWER[c] for c in self.unknown if _SUIT[c] == self.trump), reverse=True)
+        bar = unseen[1] if len(unseen) > 1 else -1
+        return {c for c in self.hand if _SUIT[c] == self.trump and _POWER[c] > bar}
+
+
+def _p_any(k: int, n: int, total: int) -> float:
+    """Chance that ``n`` cards drawn from ``total`` include one of ``k`` given ones."""
+    if k <= 0 or n <= 0:
+        return 0.0
+    if total - k < n:
+        return 1.0
+    return 1.0 - math.comb(total - k, n) / math.comb(total, n)
+
+
+# ------------------------------------------------------------------------------- playing
+
+
+def rescue_threshold(n_cards: int) -> float:
+    """F1's ``h(n)``: from ``RESCUE_EARLY`` with 13 cards to ``RESCUE_LATE`` with one."""
+    share = (n_cards - 1) / (HAND_SIZE - 1)
+    return RESCUE_LATE + (RESCUE_EARLY - RESCUE_LATE) * share
+
+
+def _cheapest(table: _Table, cards: Sequence[int]) -> int:
+    return min(cards, key=table.worth)
+
+
+def _follow(table: _Table, legal: list[int]) -> int:
+    best, seat = table.best()
+    partner_winning = seat == PARTNER
+    plain = [c for c in legal if not table.scoring(c)]
+
+    # F1: rescue
+    if partner_winning or table.position < N_SEATS - 1:
+        p_keep = table.p_ours(best, partner_winning, table.position, table.led)
+        if p_keep >= rescue_threshold(len(table.hand)):
+            for card in (*table.jacks, SPY):
+                if card in legal:
+                    return card
+
+    # F2: points in the trick
+    if table.points() and plain:
+        if partner_winning:
+            if table.p_ours(best, True, table.position, table.led) < SAFE:
+                safe = [
+                    c
+                    for c in plain
+                    if beats(c, best, table.led, table.trump) and table.p_win_with(c) >= SAFE
+                ]
+                if safe:
+                    return _cheapest(table, safe)
+        else:
+            winners = [c for c in plain if beats(c, best, table.led, table.trump)]
+            chances = {c: table.p_win_with(c) for c in winners}
+            safe = [c for c in winners if chances[c] >= SAFE]
+            if safe:
+                return _cheapest(table, safe)
+            if winners:
+                top = max(chances.values())
+                if top >= CONTEST:
+                    return _cheapest(table, [c for c in winners if chances[c] >= top - 1e-9])
+
+    # F3: win cheaply
+    if not partner_winning and plain:
+        winners = [c for c in plain if beats(c, best, table.led, table.trump)]
+        if table.position == N_SEATS - 1:
+            side = [c for c in winners if _SUIT[c] != table.trump]
+            if side:
+                return _cheapest(table, side)
+        elif winners and table.enemy_may_dump():
+            keep = table.top_trumps()
+            good = [c for c in winners if c not in keep and table.p_win_with(c) >= DENY]
+            if good:
+                return _cheapest(table, good)
+
+    # F4: the cheapest card
+    if plain:
+        if table.led != NO_SUIT and any(_SUIT[c] == table.led for c in plain):
+            return _cheapest(table, plain)
+        return min(plain, key=table.discard_key)
+    return next(c for c in (*table.jacks, SPY) if c in legal)
+
+
+def _lead(table: _Table, legal: list[int]) -> int:
+    infantry = [c for c in legal if _POWER[c] != CANNOT_WIN]
+    if not infantry:  # L4, only Jacks (the Spy cannot lead before the last trick)
+        return min(legal, key=lambda c: (c == SPY, c in table.jacks, c))
+
+    # L2: cash a winner
+    chances = {c: table.p_ours(c, True, 0, _SUIT[c]) for c in infantry}
+    partner_jack_suits = {_SUIT[j] for j in table.known[PARTNER] if j in table.jacks}
+    cash = [c for c in infantry if chances[c] >= CASH]
+    if cash:
+        return min(
+            cash,
+            key=lambda c: (
+                _SUIT[c] not in partner_jack_suits,
+                _SUIT[c] == table.trump,
+                -chances[c],
+                _POWER[c],
+                c,
+            ),
+        )
+
+    # L3: lead low from a short side suit
+    side = [c for c in infantry if _SUIT[c] != table.trump]
+    if side:
+        shown_void = {s for seat in ENEMIES for s in table.voids[seat]}
+        return min(
+            side,
+            key=lambda c: (
+                _SUIT[c] in table.guarded,
+                _SUIT[c] in shown_void,
+                table.lengths[_SUIT[c]],
+                _POWER[c],
+                c,
+            ),
+        )
+
+    # L4: the lowest trump
+    return min(infantry, key=lambda c: (_POWER[c], c))

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import platform
+import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's packages
 import feral_envs
 
 CARD_ANCHORS = ("texas_holdem_v4", "leduc_holdem_v4")

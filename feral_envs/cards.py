@@ -45,6 +45,7 @@ class Deck:
     suit: np.ndarray = field(repr=False)  # (n,) int8: suit index, NO_SUIT for none
     power: np.ndarray = field(repr=False)  # (n,) int8: higher beats lower, CANNOT_WIN never wins
     suit_masks: np.ndarray = field(repr=False)  # (n_suits, n) bool: cards of each suit
+    suit_rows: tuple[np.ndarray, ...] = field(repr=False)  # the rows of suit_masks, as views
     _index: dict[str, int] = field(repr=False)
 
     @classmethod
@@ -69,6 +70,7 @@ class Deck:
             suit=suit,
             power=np.asarray(powers, dtype=np.int8),
             suit_masks=masks,
+            suit_rows=tuple(masks),
             _index={name: i for i, name in enumerate(names)},
         )
 
@@ -96,18 +98,30 @@ class Deck:
         return [self.names[i] for i in np.flatnonzero(hand)]
 
 
-def follow_mask(hand: np.ndarray, led_suit: int, deck: Deck) -> np.ndarray:
+def follow_mask(
+    hand: np.ndarray,
+    led_suit: int,
+    deck: Deck,
+    suit_masks: np.ndarray | Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
     """Cards of ``hand`` that may be played to a trick whose led suit is ``led_suit``.
 
     A player holding a card of the led suit must play one; a player void in it (or facing a
     trick with no led suit) may play any card. Game-specific limits (Lost Ranks' Spy) are
     applied by the caller on top of this.
+
+    ``hand`` is a bool mask over card ids, or any 0/1 array in another layout (such as a
+    game's action ids) with ``suit_masks[suit]`` the cards of each suit in that same layout
+    and dtype (default ``deck.suit_masks``); the result is a new array in that layout. The
+    masks are bool or integer arrays; a tuple of rows indexes faster than a 2-D array.
     """
     if led_suit == NO_SUIT:
         return hand.copy()
-    same = hand & deck.suit_masks[led_suit]
-    # count_nonzero: the same test as same.any(), about 4x faster on a 32-card hand
-    return same if np.count_nonzero(same) else hand.copy()
+    same = hand & (deck.suit_rows if suit_masks is None else suit_masks)[led_suit]
+    # Whether any card of the led suit is held, as a count of zero bytes (an integer or bool
+    # element is 0 exactly when all its bytes are): the same test as same.any(), about 10x
+    # faster on these short arrays, and 2-3x faster than np.count_nonzero.
+    return same if same.tobytes().count(0) != same.nbytes else hand.copy()
 
 
 def trick_winner(trick: Sequence[int], led_suit: int, trump: int, deck: Deck) -> int:

@@ -53,7 +53,8 @@ NOBODY = -1
 """A seat or team field that holds no seat or team (no high bidder yet, nobody took W0)."""
 NO_CALL = -1
 """``calls[seat]`` of a seat that has not called yet this hand."""
-CARDS_PER_HAND = DECK.n // N_SEATS  # 8
+N_CARDS = DECK.n  # 32
+CARDS_PER_HAND = N_CARDS // N_SEATS  # 8
 HEIR_POINTS, BOY_POINTS = 5, -3
 TAKE_A_LEAD_CHOICES = ("after_first_trick", "after_second_trick")
 RESET_OPTIONS = ("dealer", "hands", "scores")
@@ -119,6 +120,8 @@ class State:
     dealer: int  # seat dealing this hand
     to_act: int  # seat to act (the last one to act once the game is over)
     hands: np.ndarray  # (4, 32) bool: hands[seat, card] is held by seat
+    held: np.ndarray  # (4, 47) int8: held[seat, CARD + card] = hands[seat, card], the hands
+    # in action ids (0 elsewhere): the play mask is cut from it in one operation
     played: np.ndarray  # (4, 32) bool: played[seat, card] was played by seat this hand
     trick: np.ndarray  # (4,) int8: card ids of the current trick in play order, NO_CARD after
     trick_len: int  # cards in the current trick (0..3; a full trick is resolved at once)
@@ -187,6 +190,20 @@ _R_HANDS_LEFT = REC.hands_left.start
 _N_CALL_KINDS = REC.calls.size // N_SEATS
 assert _N_CALL_KINDS == REFUSE + 1 and len(Phase) == REC.phase.size
 _CITY_OF = DECK.suit_of
+
+
+def _city_actions() -> tuple[np.ndarray, ...]:
+    rows = np.zeros((len(DECK.suit_names), N_ACTIONS), dtype=np.int8)
+    rows[:, CARD:] = DECK.suit_masks
+    return tuple(rows)
+
+
+_CITY_ACTIONS = _city_actions()
+"""``_CITY_ACTIONS[city]``: the card actions of the city (``DECK.suit_masks`` in action ids),
+an int8 row per city, for :func:`~feral_envs.cards.follow_mask` on ``State.held``."""
+_PLAY = Phase.PLAY  # a global is faster to read than an enum member
+_NO_TRICK = np.zeros(N_SEATS * N_CARDS, dtype=np.float32)  # the record's empty trick field
+_NO_TRICK.flags.writeable = False
 
 
 # ---------------------------------------------------------------------------------------
@@ -281,6 +298,7 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
         dealer=dealer,
         to_act=dealer,
         hands=np.zeros((N_SEATS, DECK.n), dtype=bool),
+        held=np.zeros((N_SEATS, N_ACTIONS), dtype=np.int8),
         played=np.zeros((N_SEATS, DECK.n), dtype=bool),
         trick=np.full(N_SEATS, NO_CARD, dtype=np.int8),
         trick_len=0,
@@ -317,31 +335,35 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
     return state
 
 
+_DEAL_ROW = np.repeat(np.arange(N_SEATS) * N_CARDS, CARDS_PER_HAND)
+"""Flat offset of the hand of the seat that gets the k-th card of a shuffled deck (8 each)."""
+
+
 def _deal(rng: np.random.Generator) -> np.ndarray:
-    order = rng.permutation(DECK.n)
-    hands = np.zeros((N_SEATS, DECK.n), dtype=bool)
-    for seat in range(N_SEATS):
-        hands[seat, order[seat * CARDS_PER_HAND : (seat + 1) * CARDS_PER_HAND]] = True
-    return hands
+    """Shuffle; seat ``s`` gets cards ``8 s .. 8 s + 7`` of the shuffled deck."""
+    hands = np.zeros(N_SEATS * N_CARDS, dtype=bool)
+    hands[_DEAL_ROW + rng.permutation(N_CARDS)] = True
+    return hands.reshape(N_SEATS, N_CARDS)
 
 
 def _start_hand(state: State, rng: np.random.Generator, hands: np.ndarray | None) -> None:
     """Deal (or take ``hands``) and reset every field of the hand; bidding starts."""
     state.hands[:] = _deal(rng) if hands is None else hands
-    state.played[:] = False
-    state.trick[:] = NO_CARD
+    state.held[:, CARD:] = state.hands
+    state.played.fill(False)
+    state.trick.fill(NO_CARD)
     state.trick_len = 0
     state.leader = NOBODY
     state.led_city = state.trump = NO_SUIT
     state.lead_handed_over = False
     state.tricks_done = 0
-    state.trick_of_card[:] = -1
-    state.trick_leaders[:] = NOBODY
-    state.trick_winners[:] = NOBODY
-    state.team_tricks[:] = 0
-    state.team_points[:] = 0
+    state.trick_of_card.fill(-1)
+    state.trick_leaders.fill(NOBODY)
+    state.trick_winners.fill(NOBODY)
+    state.team_tricks.fill(0)
+    state.team_points.fill(0)
     state.heir_team = state.boy_team = NOBODY
-    state.calls[:] = NO_CALL
+    state.calls.fill(NO_CALL)
     state.high_bid, state.high_bidder = 0, NOBODY
     state.duel_refusals = state.duel_raises = 0
     state.contract, state.declarer = 0, NOBODY
@@ -399,9 +421,10 @@ def _set_high_bid(state: State, bid: int, seat: int) -> None:
 def _write_scores(state: State) -> None:
     rec, target = state.rec, state.config.target_score
     for team in range(2):
-        rec[_R_SCORES + team] = state.scores[team]
-        rec[_R_SCALED + team] = state.scores[team] / target
-        rec[_R_LAST + team] = state.last_hand[team]
+        score = int(state.scores[team])
+        rec[_R_SCORES + team] = score
+        rec[_R_SCALED + team] = score / target
+        rec[_R_LAST + team] = int(state.last_hand[team])
     rec[_R_HANDS_PLAYED] = state.hands_played
     rec[_R_HANDS_LEFT] = state.config.max_hands - state.hands_played
 
@@ -410,50 +433,63 @@ def _write_scores(state: State) -> None:
 # Legal actions
 
 
-def _mask_bid(state: State, mask: np.ndarray) -> None:
+def _mask_bid(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[PASS] = 1
     mask[BID + max(state.high_bid + 1 - MIN_BID, 0) : BID + MAX_BID - MIN_BID + 1] = 1
+    return mask
 
 
-def _mask_dealer(state: State, mask: np.ndarray) -> None:
+def _mask_dealer(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     if state.high_bid:
         mask[ACCEPT] = mask[REFUSE] = 1
     else:
         mask[PASS] = 1
     mask[BID + max(state.high_bid + 1 - MIN_BID, 0) : BID + MAX_BID - MIN_BID + 1] = 1
+    return mask
 
 
-def _mask_duel_bidder(state: State, mask: np.ndarray) -> None:
+def _mask_duel_bidder(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[CONCEDE] = 1
     if state.high_bid < MAX_BID:
         mask[RAISE] = 1
+    return mask
 
 
-def _mask_duel_dealer(state: State, mask: np.ndarray) -> None:
+def _mask_duel_dealer(state: State) -> np.ndarray:
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
     mask[ACCEPT] = mask[REFUSE] = 1
+    return mask
 
 
 def may_take_a_lead(state: State) -> bool:
     """Whether the seat to act may hand its lead to its partner now."""
     return (
-        state.phase == Phase.PLAY
+        state.phase == _PLAY
         and state.trick_len == 0
         and not state.lead_handed_over
         and state.tricks_done >= state.config.first_handover_trick
     )
 
 
-def _mask_play(state: State, mask: np.ndarray) -> None:
-    mask[CARD:] = follow_mask(state.hands[state.to_act], state.led_city, DECK)
+def _mask_play(state: State) -> np.ndarray:
+    # Cut from the hand in action ids (state.held): one numpy operation, no zeroed mask.
+    held = state.held[state.to_act]
+    if state.trick_len:
+        return follow_mask(held, state.led_city, DECK, _CITY_ACTIONS)
+    mask = held.copy()  # leading: any card
     if may_take_a_lead(state):
         mask[TAKE_A_LEAD] = 1
+    return mask
 
 
-def _mask_over(state: State, mask: np.ndarray) -> None:
-    pass
+def _mask_over(state: State) -> np.ndarray:
+    return np.zeros(N_ACTIONS, dtype=np.int8)
 
 
-_MASKS: tuple[Callable[[State, np.ndarray], None], ...] = (
+_MASKS: tuple[Callable[[State], np.ndarray], ...] = (
     _mask_bid,
     _mask_dealer,
     _mask_duel_bidder,
@@ -464,9 +500,7 @@ _MASKS: tuple[Callable[[State, np.ndarray], None], ...] = (
 
 
 def _update_mask(state: State) -> None:
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    _MASKS[state.phase](state, mask)
-    state.mask = mask
+    mask = state.mask = _MASKS[state.phase](state)
     state.rec[_R_MAY_TAKE] = mask[TAKE_A_LEAD]
 
 
@@ -554,13 +588,14 @@ def _apply_play(state: State, action: int, rng: np.random.Generator) -> None:
     card, pos, k = action - CARD, state.trick_len, state.tricks_done
     city = _CITY_OF[card]
     state.hands[seat, card] = False
+    state.held[seat, action] = 0
     state.played[seat, card] = True
     state.trick[pos] = card
     state.trick_len = pos + 1
     state.trick_of_card[card] = k
-    rec[_R_HAND + DECK.n * seat + card] = 0.0
-    rec[_R_PLAYED + DECK.n * seat + card] = 1.0
-    rec[_R_TRICK + DECK.n * pos + card] = 1.0
+    rec[_R_HAND + N_CARDS * seat + card] = 0.0
+    rec[_R_PLAYED + N_CARDS * seat + card] = 1.0
+    rec[_R_TRICK + N_CARDS * pos + card] = 1.0
     rec[_R_CARD_TRICK + N_TRICKS * card + k] = 1.0
     if pos == 0:
         state.led_city = city
@@ -568,8 +603,10 @@ def _apply_play(state: State, action: int, rng: np.random.Generator) -> None:
         if state.trump == NO_SUIT:
             state.trump = city
             rec[_R_TRUMP + city] = 1.0
-    if pos + 1 < N_SEATS:
-        _set_turn(state, (seat + 1) % N_SEATS)
+    if pos + 1 < N_SEATS:  # _set_turn, inline
+        state.to_act = nxt = (seat + 1) % N_SEATS
+        rec[_R_TO_ACT + seat] = 0.0
+        rec[_R_TO_ACT + nxt] = 1.0
     else:
         _end_trick(state, rng)
 
@@ -588,16 +625,16 @@ def _end_trick(state: State, rng: np.random.Generator) -> None:
         points += BOY_POINTS
         state.boy_team = team
         rec[_R_BOY + team] = 1.0
-    state.team_tricks[team] += 1
-    state.team_points[team] += points
-    rec[_R_TRICKS + team] = state.team_tricks[team]
-    rec[_R_POINTS + team] = state.team_points[team]
+    tricks = int(state.team_tricks[team]) + 1
+    points += int(state.team_points[team])
+    state.team_tricks[team] = rec[_R_TRICKS + team] = tricks
+    state.team_points[team] = rec[_R_POINTS + team] = points
     state.trick_winners[k] = winner
     rec[_R_TRICK_WINNERS + N_TRICKS * winner + k] = 1.0
     # clear the trick
-    rec[_R_TRICK : _R_TRICK + N_SEATS * DECK.n] = 0.0
+    rec[_R_TRICK : _R_TRICK + N_SEATS * N_CARDS] = _NO_TRICK
     rec[_R_LED + state.led_city] = 0.0
-    state.trick[:] = NO_CARD
+    state.trick.fill(NO_CARD)
     state.trick_len = 0
     state.led_city = NO_SUIT
     if state.lead_handed_over:
@@ -624,14 +661,17 @@ def _end_hand(state: State, rng: np.random.Generator, thrown_in: bool) -> None:
         change[decl], change[1 - decl] = hand_score(
             state.contract, int(state.team_points[decl]), int(state.team_points[1 - decl])
         )
-    state.scores += change
-    state.last_hand[:] = change
+    scores, target = state.scores, state.config.target_score
+    reached = [False, False]
+    for team in range(2):
+        scores[team] += change[team]
+        state.last_hand[team] = change[team]
+        reached[team] = int(scores[team]) >= target
     state.hands_played += 1
     _write_scores(state)
-    reached = state.scores >= state.config.target_score
-    if not thrown_in and reached.any():
+    if not thrown_in and (reached[0] or reached[1]):
         state.terminated = True
-        state.winner = state.declarer % 2 if reached.all() else int(np.argmax(reached))
+        state.winner = state.declarer % 2 if reached[0] and reached[1] else reached.index(True)
     elif state.hands_played >= state.config.max_hands:
         state.truncated = True
     if state.terminated or state.truncated:

@@ -26,6 +26,7 @@ from feral_envs.lost_ranks.rules import (
     N_CARDS,
     N_SEATS,
     PASS,
+    PASS_SIZE,
     PLAY,
     TARGET,
     TEAM_OF_SEAT,
@@ -131,8 +132,7 @@ _LEADER, _LED_SUIT = OBS.trick_leader.start, OBS.led_suit.start
 _CAPTURED = _contiguous(OBS.captured_mine, OBS.captured_theirs, OBS.void_pile)
 _VOID = OBS.void_pile.start
 _JACKS = OBS.jacks_played.start
-_SCORES = _contiguous(OBS.scores, OBS.round_points, OBS.phase, OBS.pass_step)
-_TURN_END = OBS.pass_step.stop
+_SCORES = OBS.scores.start
 _ROUND_POINTS, _PHASE, _PASS_STEP = OBS.round_points.start, OBS.phase.start, OBS.pass_step.start
 _JACK_INDEX = tuple(JACKS.index(c) if c in JACKS else -1 for c in range(N_CARDS))
 _N_PASSED = 4 * N_CARDS
@@ -149,99 +149,286 @@ def string_to_action(state: State, text: str) -> int | None:
         return None
 
 
+# ---------------------------------------------------------------------------------------------
+# The observation, kept up to date incrementally
+#
+# The four seats' observations of a game are the rows of one (4, OBS_SIZE) array, also seen
+# flat: row ``v`` starts at ``v * OBS_SIZE``. What one event changes in all four rows (a card
+# played: its bit in the right played block of every row, a Jack's bit, its trick slot, the
+# led suit) is a precomputed array of flat indices, written with a single numpy assignment.
+
+
+def _flat_indices(rows: list[list[int]]) -> tuple[np.ndarray, ...]:
+    return tuple(np.array(r, dtype=np.intp) for r in rows)
+
+
+# Values to write through an index array. A float32 array of the right length is written
+# about twice as fast as a Python float, which numpy converts on every assignment.
+_ONES = tuple(np.ones(n, np.float32) for n in range(4 * N_SEATS + 1))
+_ZERO_THEN_ONES = tuple(np.array([0.0] + [1.0] * n, np.float32) for n in range(4 * N_SEATS + 1))
+_NO_TRICK = np.zeros((N_SEATS, _TRICK_END - _TRICK), np.float32)
+for _values in (*_ONES, *_ZERO_THEN_ONES, _NO_TRICK):
+    _values.flags.writeable = False
+
+
+def _play_index(seat: int, position: int, card: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices and values to write when ``seat`` plays ``card`` at ``position`` of the
+    trick: 0 for the card in the player's hand, then 1 for its bit in the played block of
+    every row, its Jack bit, its trick slot and the led suit."""
+    out = []
+    for viewer in range(N_SEATS):
+        base, who = viewer * OBS_SIZE, (seat - viewer) % N_SEATS
+        out.append(base + _PLAYED + who * N_CARDS + card)
+        if _JACK_INDEX[card] >= 0:
+            out.append(base + _JACKS + 4 * who + _JACK_INDEX[card])
+        if position < N_SEATS - 1:  # a 4th card ends the trick at once
+            out.append(base + _TRICK + position * N_CARDS + card)
+        if position == 0 and DECK.suit_of[card] != NO_SUIT:
+            out.append(base + _LED_SUIT + DECK.suit_of[card])
+    index = np.array([seat * OBS_SIZE + _HAND + card, *out], dtype=np.intp)
+    return index, _ZERO_THEN_ONES[len(out)]
+
+
+_PLAY_INDEX = tuple(
+    tuple(tuple(_play_index(seat, pos, c) for c in range(N_CARDS)) for pos in range(N_SEATS))
+    for seat in range(N_SEATS)
+)
+"""``_PLAY_INDEX[seat][position][card]``: see :func:`_play_index`."""
+
+
+def _pile_index(outcome: int, card: int) -> list[int]:
+    """Flat indices of ``card`` in the pile it goes to: ``outcome`` is the army that won the
+    trick, or 2 for a void trick."""
+    out = []
+    for viewer in range(N_SEATS):
+        if outcome == 2:
+            offset = _VOID
+        else:
+            offset = _CAPTURED + (0 if TEAM_OF_SEAT[viewer] == outcome else N_CARDS)
+        out.append(viewer * OBS_SIZE + offset + card)
+    return out
+
+
+_PILE_INDEX = tuple(
+    _flat_indices([_pile_index(outcome, c) for c in range(N_CARDS)]) for outcome in range(3)
+)
+_LEADER_INDEX = _flat_indices(
+    [[v * OBS_SIZE + _LEADER + (s - v) % N_SEATS for v in range(N_SEATS)] for s in range(N_SEATS)]
+)
+_N_CHOICES = N_SEATS * PASS_SIZE  # pass choices in a round
+
+
+def _pass_mark(choices: int) -> int:
+    """Flat index of the ``pass_step`` bit shown once ``choices`` pass choices are made."""
+    seat, step = divmod(choices, PASS_SIZE)
+    return seat * OBS_SIZE + _PASS_STEP + step
+
+
+def _pass_index(choice: int, card: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices and values to write for the pass choice number ``choice`` (0-11: seat
+    0's three, then seat 1's, ...) of ``card``: the card leaves the chooser's hand and enters
+    its passed_to_partner (1st, 2nd) or passed_to_enemy (3rd) block; the pass step shown
+    moves on (to the next seat after a 3rd choice)."""
+    seat, step = divmod(choice, PASS_SIZE)
+    base = seat * OBS_SIZE
+    kind = N_CARDS if step == PASS_SIZE - 1 else 0
+    index = [base + _HAND + card, _pass_mark(choice), base + _PASSED + kind + card]
+    if choice + 1 < _N_CHOICES:  # after the last choice the pass is over (no step shown)
+        index.append(_pass_mark(choice + 1))
+    return np.array(index, np.intp), _PASS_VALUES[len(index)]
+
+
+_PASS_MARKS = tuple(_pass_mark(choices) for choices in range(_N_CHOICES))
+_PASS_VALUES = {n: np.array([0.0, 0.0, 1.0, 1.0][:n], np.float32) for n in (3, 4)}
+for _values in _PASS_VALUES.values():
+    _values.flags.writeable = False
+_PASS_INDEX = tuple(
+    tuple(_pass_index(choice, c) for c in range(N_CARDS)) for choice in range(_N_CHOICES)
+)
+"""``_PASS_INDEX[choice][card]``: see :func:`_pass_index`."""
+_NOT_EXCHANGED = -1
+"""``_Views.synced`` while the rows hold the hands and pass records of the pass phase."""
+
+
 class _Views:
     """The four seats' observations of one game, kept up to date by :func:`observe`.
 
-    A seat's row is rebuilt when a round starts (``State.epoch``); its hand and pass record
-    are copied while the pass lasts; after that only the plays since the row was last seen
-    (``State.plays``) are added, and the few fields of the current trick and turn rewritten.
+    The rows are rebuilt when a round starts (``State.epoch``); in the pass each choice is
+    added as it is made, the exchange copies the hands and pass records once, and in play
+    each card is added once (``State.plays``), for all four rows at a time. ``observe``
+    returns a copy of a row. A copied state gets empty views (rebuilt on first use), so
+    ``copy.deepcopy`` and pickling of a state stay correct.
     """
 
-    __slots__ = ("epoch", "exchanged", "obs", "synced")
+    __slots__ = (
+        "choices",
+        "epoch",
+        "flat",
+        "grid",
+        "leader",
+        "pass_mark",
+        "phase",
+        "points",
+        "rows",
+        "synced",
+    )
 
     def __init__(self) -> None:
-        self.obs = np.zeros((N_SEATS, OBS_SIZE), np.float32)
-        self.epoch = [-1] * N_SEATS  # state epoch each row was built for
-        self.synced = [0] * N_SEATS  # plays of the round already in each row
-        self.exchanged = [False] * N_SEATS  # row holds the hand and pass as after the pass
+        self.grid = np.zeros((N_SEATS, OBS_SIZE), np.float32)
+        self.flat = self.grid.reshape(-1)  # the same memory, flat
+        self.rows = tuple(self.grid)  # row views, one per seat
+        self.epoch = -1  # state epoch the rows were built for
+        self.choices = 0  # pass choices of the round already in the rows
+        self.synced = _NOT_EXCHANGED  # plays of the round already in the rows
+        self.leader = NO_WINNER  # seat shown as the trick's leader, NO_WINNER for none
+        self.phase = -1  # phase shown
+        self.pass_mark = -1  # flat index of the pass step shown, -1 for none
+        self.points = [0, 0]  # round points shown, by army
+
+    def __deepcopy__(self, memo: dict) -> _Views:
+        return _Views()
+
+    def __reduce__(self) -> tuple:
+        return (_Views, ())
 
 
 def observe(state: State, seat: int) -> np.ndarray:
     """The observation of ``seat`` (a new float32 array of ``OBS_SIZE``, see ``OBS``)."""
     views = state.obs_cache
+    if views is None or views.epoch != state.epoch:
+        views = _rebuild(state)
+    elif state.phase == PASS:
+        if views.choices != state.to_act * PASS_SIZE + state.pass_step:
+            _sync_pass(views, state)
+    else:
+        n_plays = state.tricks_done * N_SEATS + state.n_in_trick
+        if views.synced != n_plays:
+            k = n_plays - 1
+            if views.synced == k and n_plays % N_SEATS:  # one card, not the 4th of a trick
+                index, values = _PLAY_INDEX[state.play_seats[k]][k % N_SEATS][state.plays[k]]
+                views.flat[index] = values  # as in _sync_play, without the call
+                views.synced = n_plays
+            else:
+                _sync_play(views, state)
+    return views.rows[seat].copy()
+
+
+def _rebuild(state: State) -> _Views:
+    """All four rows from the state, at the start of a round (or the first observation)."""
+    views = state.obs_cache
     if views is None:
         views = state.obs_cache = _Views()
-    row = views.obs[seat]
-    army = TEAM_OF_SEAT[seat]
-    if views.epoch[seat] != state.epoch:
-        _start_round(row, state, seat, army)
-        views.epoch[seat], views.synced[seat], views.exchanged[seat] = state.epoch, 0, False
-    if not views.exchanged[seat]:
-        row[_HAND : _HAND + N_CARDS] = state.hands[seat]
-        row[_PASSED : _PASSED + _N_PASSED] = state.pass_record[seat].reshape(-1)
-        views.exchanged[seat] = state.phase != PASS
-    n_plays = state.tricks_done * N_SEATS + state.n_in_trick
-    if views.synced[seat] < n_plays:
-        _add_plays(row, state, seat, army, views.synced[seat], n_plays)
-        views.synced[seat] = n_plays
+    grid = views.grid
+    grid[:] = 0.0
+    for seat in range(N_SEATS):
+        row, army = grid[seat], TEAM_OF_SEAT[seat]
+        row[OBS.trump_card.start + state.trump_card] = 1.0
+        row[OBS.trump_suit.start + state.trump_suit] = 1.0
+        row[OBS.trump_army.start + (state.trump_colour != army)] = 1.0
+        row[OBS.round.start + state.round - 1] = 1.0
+        row[OBS.tiebreaker.start] = state.tiebreaker
+        row[OBS.pass_direction.start + (not state.pass_left)] = 1.0
+    _write_scores(grid, state)
+    grid[:, _HAND : _HAND + N_CARDS] = state.hands
+    grid[:, _PASSED : _PASSED + _N_PASSED] = state.pass_record.reshape(N_SEATS, _N_PASSED)
+    views.epoch = state.epoch
+    views.leader, views.phase, views.points, views.pass_mark = NO_WINNER, -1, [0, 0], -1
+    _write_points(views, state)
+    if state.phase == PASS:
+        views.synced = _NOT_EXCHANGED
+        views.choices = state.to_act * PASS_SIZE + state.pass_step
+        _write_phase(views, state)
+    else:
+        views.synced = 0  # the hands and pass records copied are those after the pass
+        _sync_play(views, state)
+    return views
 
-    row[_TRICK:_TRICK_END] = 0.0
-    phase = state.phase
-    if phase == PLAY:
-        row[_LEADER + (state.leader - seat) % N_SEATS] = 1.0
-        trick = state.trick
-        for position in range(state.n_in_trick):
-            row[_TRICK + position * N_CARDS + trick[position]] = 1.0
-        if state.n_in_trick and state.led_suit != NO_SUIT:
-            row[_LED_SUIT + state.led_suit] = 1.0
-    row[_ROUND_POINTS:_TURN_END] = 0.0
-    if phase == GAME_OVER:
-        _write_scores(row, state, army)  # the final scores
+
+def _write_scores(grid: np.ndarray, state: State) -> None:
+    """The game scores, mine then theirs, in every row."""
+    for seat in range(N_SEATS):
+        army = TEAM_OF_SEAT[seat]
+        grid[seat, _SCORES] = int(state.scores[army]) / TARGET
+        grid[seat, _SCORES + 1] = int(state.scores[1 - army]) / TARGET
+
+
+def _write_points(views: _Views, state: State) -> None:
     points = state.round_points
-    row[_ROUND_POINTS] = points[army] / TARGET
-    row[_ROUND_POINTS + 1] = points[1 - army] / TARGET
-    row[_PHASE + phase] = 1.0
-    if phase == PASS and state.to_act == seat:
-        row[_PASS_STEP + state.pass_step] = 1.0
-    return row.copy()
+    if points != views.points:
+        views.points = list(points)
+        for seat in range(N_SEATS):
+            army = TEAM_OF_SEAT[seat]
+            views.grid[seat, _ROUND_POINTS] = points[army] / TARGET
+            views.grid[seat, _ROUND_POINTS + 1] = points[1 - army] / TARGET
 
 
-def _start_round(row: np.ndarray, state: State, seat: int, army: int) -> None:
-    row[:] = 0.0
-    row[OBS.trump_card.start + state.trump_card] = 1.0
-    row[OBS.trump_suit.start + state.trump_suit] = 1.0
-    row[OBS.trump_army.start + (state.trump_colour != army)] = 1.0
-    row[OBS.round.start + state.round - 1] = 1.0
-    row[OBS.tiebreaker.start] = state.tiebreaker
-    row[OBS.pass_direction.start + (not state.pass_left)] = 1.0
-    _write_scores(row, state, army)
+def _write_phase(views: _Views, state: State) -> None:
+    """The phase in every row, and the pass step in the row of the seat choosing."""
+    grid, phase = views.grid, state.phase
+    if views.phase != phase:
+        if views.phase >= 0:
+            grid[:, _PHASE + views.phase] = 0.0
+        grid[:, _PHASE + phase] = 1.0
+        views.phase = phase
+        if phase == GAME_OVER:
+            _write_scores(grid, state)  # the final scores
+    mark = _pass_mark(state.to_act * PASS_SIZE + state.pass_step) if phase == PASS else -1
+    if mark != views.pass_mark:
+        if views.pass_mark >= 0:
+            views.flat[views.pass_mark] = 0.0
+        if mark >= 0:
+            views.flat[mark] = 1.0
+        views.pass_mark = mark
 
 
-def _write_scores(row: np.ndarray, state: State, army: int) -> None:
-    row[_SCORES] = int(state.scores[army]) / TARGET
-    row[_SCORES + 1] = int(state.scores[1 - army]) / TARGET
+def _sync_pass(views: _Views, state: State) -> None:
+    """Add the pass choices made since the rows were last brought up to date."""
+    flat, choice = views.flat, state.pass_choice
+    now = state.to_act * PASS_SIZE + state.pass_step
+    for i in range(views.choices, now):
+        index, values = _PASS_INDEX[i][int(choice[i // PASS_SIZE, i % PASS_SIZE])]
+        flat[index] = values
+    views.choices, views.pass_mark = now, _PASS_MARKS[now]
 
 
-def _add_plays(row: np.ndarray, state: State, seat: int, army: int, first: int, stop: int) -> None:
-    """Add plays ``first .. stop-1`` of the round (and the tricks they finish) to ``row``."""
+def _sync_play(views: _Views, state: State) -> None:
+    """Add the plays made since the rows were last brought up to date (and the exchange, the
+    end of the game)."""
+    grid, flat = views.grid, views.flat
+    first = views.synced
+    if first == _NOT_EXCHANGED:  # the pass is over: the twelve cards have changed hands
+        grid[:, _HAND : _HAND + N_CARDS] = state.hands
+        grid[:, _PASSED : _PASSED + _N_PASSED] = state.pass_record.reshape(N_SEATS, _N_PASSED)
+        first = 0
+    stop = state.tricks_done * N_SEATS + state.n_in_trick
     plays, play_seats = state.plays, state.play_seats
+    turn = first == 0  # the leader, points and phase can have changed
+    ones = _ONES[N_SEATS]
     for k in range(first, stop):
-        card = plays[k]
-        who = (play_seats[k] - seat) % N_SEATS
-        row[_PLAYED + who * N_CARDS + card] = 1.0
-        if who == 0:
-            row[_HAND + card] = 0.0
-        jack = _JACK_INDEX[card]
-        if jack >= 0:
-            row[_JACKS + 4 * who + jack] = 1.0
-        if k % N_SEATS == N_SEATS - 1:  # the trick is finished: its cards go to a pile
+        position = k % N_SEATS
+        index, values = _PLAY_INDEX[play_seats[k]][position][plays[k]]
+        flat[index] = values
+        if position == N_SEATS - 1:  # the trick is finished: its cards go to a pile
+            grid[:, _TRICK:_TRICK_END] = _NO_TRICK
+            views.leader = NO_WINNER
             winner = state.trick_results[k // N_SEATS]
-            if winner == NO_WINNER:
-                pile = _VOID
-            else:
-                pile = _CAPTURED + (0 if TEAM_OF_SEAT[winner] == army else N_CARDS)
-            for c in plays[k - N_SEATS + 1 : k + 1]:
-                row[pile + c] = 1.0
+            pile = _PILE_INDEX[2 if winner == NO_WINNER else TEAM_OF_SEAT[winner]]
+            flat[pile[plays[k - 3]]] = ones
+            flat[pile[plays[k - 2]]] = ones
+            flat[pile[plays[k - 1]]] = ones
+            flat[pile[plays[k]]] = ones
+            turn = True
+    views.synced = stop
+    if turn:
+        if state.phase == PLAY and views.leader != state.leader:
+            if views.leader != NO_WINNER:
+                flat[_LEADER_INDEX[views.leader]] = 0.0
+            flat[_LEADER_INDEX[state.leader]] = ones
+            views.leader = state.leader
+        if state.round_points != views.points:
+            _write_points(views, state)
+        if views.phase != state.phase:
+            _write_phase(views, state)
 
 
 def _action_table() -> str:

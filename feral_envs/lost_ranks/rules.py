@@ -211,7 +211,8 @@ class State:
     mask: np.ndarray | None = None  # legal_mask of this position once asked; apply clears it
     obs_cache: Any = None
     # the observations kept by ``encoding.observe`` (it rebuilds them when ``epoch``
-    # changes and catches up from ``plays``); the rules never read it
+    # changes and catches up from ``pass_choice`` and ``plays``); the rules never read it,
+    # and a copied or pickled state starts without it
 
 
 def seat_to_act(state: State) -> int:
@@ -408,9 +409,10 @@ def _start_play(state: State) -> None:
 def legal_mask(state: State) -> np.ndarray:
     """int8 (53,) mask of the cards the seat to act may choose (pass) or play (a new array;
     it is computed once per position: the env asks for it to observe and to check)."""
-    if state.mask is None:
-        state.mask = _legal_mask(state)
-    return state.mask.copy()
+    mask = state.mask
+    if mask is None:
+        mask = state.mask = _legal_mask(state)
+    return mask.copy()
 
 
 def _legal_mask(state: State) -> np.ndarray:
@@ -497,13 +499,16 @@ def _apply_play(state: State, card: int, rng: np.random.Generator) -> None:
 def _finish_trick(state: State) -> None:
     trick, leader = state.trick, state.leader
     position = trick_winner(trick, state.led_suit, state.trump_suit, DECK)
+    # The four cards go to a pile one by one: indexing with the list would cost 5x more.
     if position == NO_WINNER:
-        state.void_pile[trick] = True  # nobody scores; the leader leads again
+        pile = state.void_pile  # nobody scores; the leader leads again
+        pile[trick[0]] = pile[trick[1]] = pile[trick[2]] = pile[trick[3]] = True
         state.trick_results[state.tricks_done] = NO_WINNER
     else:
         winner = (leader + position) % N_SEATS
         army = TEAM_OF_SEAT[winner]
-        state.captured[army, trick] = True
+        pile = state.captured[army]
+        pile[trick[0]] = pile[trick[1]] = pile[trick[2]] = pile[trick[3]] = True
         active_a, active_b = state.active_jacks
         for pos, card in enumerate(trick):
             if card == active_a or card == active_b:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +128,34 @@ def test_incremental_observation_equals_the_reference(variant):
                 )
                 checked += 1
     assert checked > 1000
+
+
+def test_copied_states_observe_like_the_original():
+    # The observation cache does not travel with a copied or pickled state: each copy
+    # rebuilds its own from the state fields, and both then go on independently.
+    rng = np.random.default_rng(5)
+    copies = 0
+    for step, state in enumerate(_random_games(3, seed=7)):
+        if step % 23 == 0:
+            for seat in range(4):
+                CORE.observe(state, seat)  # the original's cache is warm
+            twin = copy.deepcopy(state) if step % 2 else pickle.loads(pickle.dumps(state))
+            twin_rng = np.random.default_rng(step)
+            for _ in range(rng.integers(1, 30)):
+                if CORE.status(twin)[0]:
+                    break
+                legal = np.flatnonzero(CORE.legal_mask(twin))
+                CORE.apply(twin, int(legal[twin_rng.integers(len(legal))]), twin_rng)
+                seat = int(rng.integers(4))
+                np.testing.assert_array_equal(
+                    CORE.observe(twin, seat), reference_observation(twin, seat)
+                )
+            for seat in range(4):
+                np.testing.assert_array_equal(
+                    CORE.observe(state, seat), reference_observation(state, seat)
+                )
+            copies += 1
+    assert copies > 10
 
 
 def test_observations_are_fresh_arrays():

@@ -37,6 +37,28 @@ def _check(state: rules.State) -> None:
             assert held[seat] == 13 - done
 
 
+def _expected_legal(state: rules.State) -> list[int]:
+    """The legal cards by RULES.md, recomputed here: suits are ``card // 13``, the Spy (52)
+    has none; the holder of the lowest trump Infantry leads it first; the Spy leads only as
+    the player's last card; a follower holding the led suit (its Jack too) plays one."""
+    hand = np.flatnonzero(state.hands[state.to_act]).tolist()
+    if state.phase == Phase.PASS:
+        return hand
+    if state.n_in_trick == 0:
+        if state.tricks_done == 0:  # the first lead of the round
+            trump = state.trump_card // 13
+            infantry = [c for c in range(13 * trump, 13 * trump + 13) if c not in JACKS]
+            lowest = next(c for c in infantry if c != state.trump_card)
+            assert lowest in hand
+            return [lowest]
+        return [c for c in hand if c != SPY or len(hand) == 1]
+    led = state.trick[0]
+    if led == SPY:
+        return hand
+    same = [c for c in hand if c != SPY and c // 13 == led // 13]
+    return same or hand
+
+
 def _play_games(n_games: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     configs = [CORE.make_config(variant=v) for v in rules.VARIANTS]
@@ -54,6 +76,7 @@ def _play_games(n_games: int, seed: int) -> dict:
             assert mask.dtype == np.int8 and mask.any(), "a running game always has a move"
             assert not (mask.astype(bool) & ~state.hands[seat]).any(), "only own cards"
             legal_cards = np.flatnonzero(mask)
+            assert legal_cards.tolist() == _expected_legal(state)
             CORE.apply(state, int(legal_cards[rng.integers(legal_cards.size)]), rng)
             _check(state)
             if state.round != round_number or CORE.status(state)[0]:

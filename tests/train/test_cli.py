@@ -1,0 +1,68 @@
+"""``python -m train`` as a user runs it: help, bad input (exit 2), a short real run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "train", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def test_help_lists_games_and_the_games_keywords():
+    out = cli("--help")
+    assert out.returncode == 0
+    assert "lost_heir, lost_ranks, hidden_ranks" in out.stdout and "--timesteps" in out.stdout
+    out = cli("hidden_ranks", "--help")
+    assert out.returncode == 0
+    for flag in ("--max-moves", "--mode", "--setup", "--n-envs", "--resume", "--out", "--seed"):
+        assert flag in out.stdout
+    assert "--reward" not in out.stdout  # training sets its own reward
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ((), "give the game to train"),
+        (("chess",), "unknown game 'chess'; games: lost_heir, lost_ranks, hidden_ranks"),
+        (("lost_ranks", "--variant", "spies"), "variant='spies' is not allowed"),
+        (("lost_heir", "--max-moves", "5"), "the game keywords here are --target-score"),
+        (("lost_heir", "--timesteps", "many"), "invalid int value: 'many'"),
+        (("lost_heir", "--batch-size", "1000"), "must divide n_steps * n_envs"),
+        (("lost_heir", "--resume", "/nonexistent/run"), "no readable config.json"),
+    ],
+)
+def test_bad_command_lines_exit_2_with_a_clear_message(args, message):
+    out = cli(*args)
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_resume_refuses_a_broken_checkpoint_and_other_settings(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"game": "lost_heir", "timesteps": 100}))
+    out = cli("lost_heir", "--resume", str(run))
+    assert out.returncode == 2 and "cannot resume from" in out.stderr
+    assert "Traceback" not in out.stderr
+    out = cli("lost_ranks", "--resume", str(run))
+    assert out.returncode == 2 and "is a lost_heir run, not lost_ranks" in out.stderr
+    out = cli("lost_heir", "--resume", str(run), "--seed", "3")
+    assert out.returncode == 2 and "keeps its own config" in out.stderr and "--seed" in out.stderr

@@ -1,0 +1,175 @@
+"""Policy files: the numpy actor equals the trained network; loading refuses what it should."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+from conftest import REAL_CORES
+from sb3_contrib import MaskablePPO
+from toy_core import TOY2, TOY4
+
+from train.policy import (
+    ActorMLP,
+    CheckpointError,
+    PPOPolicy,
+    add_meta,
+    layout_fingerprint,
+    policy_kwargs,
+    policy_meta,
+    read_policy_file,
+    write_policy_file,
+)
+from train.pool import OpponentPool
+from train.vec_env import SelfPlayVecEnv
+
+
+def small_model(core, trunk=(32, 16), heads=(8,)):
+    env = SelfPlayVecEnv(core, {}, 4, OpponentPool(0, 0, 1, 1, seed=0), 0.1, 1.0, seed=0)
+    return env, MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        policy_kwargs=policy_kwargs(trunk, heads),
+        device="cpu",
+    )
+
+
+@pytest.mark.parametrize("trunk,heads", [((32, 16), (8,)), ((16,), ()), ((), (8, 8))])
+def test_numpy_actor_gives_the_networks_distribution(trunk, heads):
+    env, model = small_model(TOY4, trunk, heads)
+    obs = env.reset() * 7 - 20  # large and negative inputs exercise symlog
+    actor = ActorMLP.from_policy(model.policy)
+    assert (actor.trunk, actor.heads) == (trunk, heads)
+    masks = env.action_masks()
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+        want = dist.distribution.probs.numpy()
+    logits = actor.logits(obs)
+    logits[~masks] = -np.inf
+    got = np.exp(logits - logits.max(1, keepdims=True))
+    got /= got.sum(1, keepdims=True)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_sampled_and_greedy_actions_are_legal_and_follow_the_distribution():
+    env, model = small_model(TOY4)
+    obs = env.reset()
+    masks = env.action_masks()
+    actor = ActorMLP.from_policy(model.policy)
+    rng = np.random.default_rng(0)
+    picks = np.stack([actor.act(obs, masks, rng) for _ in range(3000)])
+    assert masks[np.arange(len(obs)), picks].all()
+    logits = actor.logits(obs)
+    logits[~masks] = -np.inf
+    probs = np.exp(logits - logits.max(1, keepdims=True))
+    probs /= probs.sum(1, keepdims=True)
+    freq = np.stack([(picks == a).mean(0) for a in range(TOY4.n_actions)], axis=1)
+    np.testing.assert_allclose(freq, probs, atol=0.04)
+    greedy = actor.act(obs, masks, rng, deterministic=True)
+    np.testing.assert_array_equal(greedy, logits.argmax(1))
+
+
+def test_policy_file_round_trip(tmp_path):
+    env, model = small_model(TOY4)
+    actor = ActorMLP.from_policy(model.policy)
+    meta = policy_meta(TOY4, actor, 123, {"max_hands": 3})
+    write_policy_file(tmp_path / "snap.zip", actor, meta)
+    model.save(tmp_path / "model.zip")
+    add_meta(tmp_path / "model.zip", meta)
+    obs = env.reset()
+    for name in ("snap.zip", "model.zip"):
+        loaded, got_meta = read_policy_file(tmp_path / name, TOY4)
+        assert got_meta["step"] == 123 and got_meta["game"] == "toy4"
+        np.testing.assert_allclose(loaded.logits(obs), actor.logits(obs), atol=1e-6)
+    # an SB3 save with our entry still loads in SB3 (resume) with the same weights
+    again = MaskablePPO.load(tmp_path / "model.zip", env=env, device="cpu")
+    np.testing.assert_allclose(ActorMLP.from_policy(again.policy).logits(obs), actor.logits(obs))
+    # a run directory resolves to its model.zip
+    loaded, _ = read_policy_file(tmp_path, TOY4)
+    policy = PPOPolicy(loaded, meta, "ppo:x", seed=1)
+    mask = env.action_masks()[0]
+    for _ in range(50):
+        assert mask[policy.act(obs[0], mask.astype(np.int8))]
+
+
+@pytest.fixture
+def files(tmp_path):
+    _, model = small_model(TOY4)
+    actor = ActorMLP.from_policy(model.policy)
+    good = tmp_path / "good.zip"
+    write_policy_file(good, actor, policy_meta(TOY4, actor, 1, {}))
+    return tmp_path, good, actor
+
+
+def rewrite(src, dst, **entries):
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w") as b:
+        for name in a.namelist():
+            b.writestr(name, entries.pop(name, a.read(name)))
+        for name, data in entries.items():
+            b.writestr(name, data)
+
+
+def test_loading_refuses_what_is_not_a_policy_of_this_game(files):
+    tmp, good, _ = files
+    (tmp / "notes.txt").write_text("hello")
+    with pytest.raises(CheckpointError, match="not a readable zip"):
+        read_policy_file(tmp / "notes.txt", TOY4)
+    with pytest.raises(CheckpointError, match="no such file"):
+        read_policy_file(tmp / "missing.zip", TOY4)
+    with zipfile.ZipFile(tmp / "other.zip", "w") as z:
+        z.writestr("data", "{}")
+    with pytest.raises(CheckpointError, match="not a Feral Envs PPO checkpoint"):
+        read_policy_file(tmp / "other.zip", TOY4)
+    with pytest.raises(CheckpointError, match="for 'toy4', not 'toy2'"):
+        read_policy_file(good, TOY2)
+    meta = json.loads(zipfile.ZipFile(good).read("feral.json"))
+    rewrite(good, tmp / "layout.zip", **{"feral.json": json.dumps(meta | {"layout": "0" * 16})})
+    with pytest.raises(CheckpointError, match="another observation/action layout"):
+        read_policy_file(tmp / "layout.zip", TOY4)
+    rewrite(good, tmp / "format.zip", **{"feral.json": json.dumps(meta | {"format": "x"})})
+    with pytest.raises(CheckpointError, match="unknown format"):
+        read_policy_file(tmp / "format.zip", TOY4)
+    rewrite(good, tmp / "json.zip", **{"feral.json": "{not json"})
+    with pytest.raises(CheckpointError, match="not JSON"):
+        read_policy_file(tmp / "json.zip", TOY4)
+    (tmp / "empty_dir").mkdir()
+    with pytest.raises(CheckpointError, match=r"no model\.zip"):
+        read_policy_file(tmp / "empty_dir", TOY4)
+
+
+class Boom:
+    """Unpickling this would run code: weights-only loading must refuse it."""
+
+    def __reduce__(self):
+        return (print, ("unpickled!",))
+
+
+def test_loading_never_unpickles_objects(files, capsys):
+    tmp, good, actor = files
+    buffer = io.BytesIO()
+    torch.save({"action_net.weight": Boom()}, buffer)
+    rewrite(good, tmp / "evil.zip", **{"policy.pth": buffer.getvalue()})
+    with pytest.raises(CheckpointError, match="not a plain weights file"):
+        read_policy_file(tmp / "evil.zip", TOY4)
+    assert "unpickled!" not in capsys.readouterr().out
+    weights = {k: torch.from_numpy(v) for k, v in actor.weights().items()}
+    weights["action_net.weight"] = weights["action_net.weight"][:, :3]
+    buffer = io.BytesIO()
+    torch.save(weights, buffer)
+    rewrite(good, tmp / "shapes.zip", **{"policy.pth": buffer.getvalue()})
+    with pytest.raises(CheckpointError, match="do not chain"):
+        read_policy_file(tmp / "shapes.zip", TOY4)
+
+
+@pytest.mark.parametrize("core", REAL_CORES, ids=lambda c: c.name)
+def test_layout_fingerprints_tell_the_games_apart(core):
+    others = {layout_fingerprint(c) for c in REAL_CORES if c is not core}
+    assert layout_fingerprint(core) not in others
+    assert layout_fingerprint(core) == layout_fingerprint(core)

@@ -1,0 +1,146 @@
+"""A whole training run on the toy core: files, logs, checkpoints and exact resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from toy_core import TOY4
+
+from train.config import TrainConfig
+from train.policy import read_policy_file
+from train.run import Interrupted, ResumeError, remap_key, train
+from train.vec_env import SelfPlayVecEnv
+
+
+def config(**changes) -> TrainConfig:
+    base = dict(
+        game="toy4",
+        timesteps=3072,
+        n_envs=8,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=2,
+        trunk=(16,),
+        heads=(8,),
+        snapshot_every=512,
+        checkpoint_every=1024,
+        eval_every=1024,
+        eval_games=10,
+        arena_games=0,
+        progress=False,
+        keywords={"hand_len": 5, "target_score": 12, "max_hands": 4},
+    )
+    return TrainConfig(**(base | changes))
+
+
+def params(run_dir):
+    model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
+    return model.num_timesteps, {k: v.clone() for k, v in model.policy.state_dict().items()}
+
+
+def test_a_run_writes_its_files_and_logs(tmp_path):
+    trainer = train(config(), tmp_path / "run", core=TOY4)
+    run = tmp_path / "run"
+    assert trainer.model.num_timesteps == 3072
+    for name in (
+        "config.json",
+        "versions.json",
+        "model.zip",
+        "checkpoint/model.zip",
+        "checkpoint/trainer.pkl",
+        "metrics.jsonl",
+    ):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").glob("events.out.tfevents.*"))
+    assert TrainConfig.from_json(json.loads((run / "config.json").read_text())) == config()
+    versions = json.loads((run / "versions.json").read_text())
+    assert {"python", "torch", "stable-baselines3", "sb3-contrib", "numpy"} <= set(versions)
+    snapshots = sorted(p.name for p in (run / "pool").glob("*.zip"))
+    assert snapshots == [f"snapshot_{s}.zip" for s in (1024, 1536, 2048, 2560, 512)]
+    _, meta = read_policy_file(run, TOY4)
+    assert meta["step"] == 3072
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    keys = set().union(*rows)
+    assert {
+        "charts/episodic_return",
+        "charts/SPS",
+        "losses/value_loss",
+        "losses/policy_loss",
+        "losses/approx_kl",
+        "eval/elo_vs_random",
+        "charts/win_rate_vs_random",
+    } <= keys
+    assert all(k == "step" or k.split("/")[0] in ("charts", "losses", "eval") for k in keys)
+    assert rows[-1]["step"] == 3072
+
+
+def test_logger_keys_are_remapped():
+    assert remap_key("rollout/ep_rew_mean") == "charts/episodic_return"
+    assert remap_key("train/value_loss") == "losses/value_loss"
+    assert remap_key("time/fps") == "charts/SPS"
+    assert remap_key("eval/elo_vs_random") == "eval/elo_vs_random"
+
+
+def interrupt_at(monkeypatch, target, method, call):
+    """Raise KeyboardInterrupt on the ``call``-th call of ``target.method`` (as Ctrl-C would)
+    by the training itself (the quick evaluation's 10-game env is not counted)."""
+    original = getattr(target, method)
+    count = [0]
+
+    def wrapped(self, *args, **kwargs):
+        count[0] += getattr(self, "num_envs", 8) == 8
+        if count[0] == call:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(target, method, wrapped)
+
+
+@pytest.mark.parametrize("where", ["collecting", "updating"])
+def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path, monkeypatch, where):
+    train(config(), tmp_path / "a", core=TOY4)
+    with monkeypatch.context() as patch:
+        if where == "collecting":  # in the 6th rollout (steps 1280..1535)
+            interrupt_at(patch, SelfPlayVecEnv, "step_wait", 5 * 32 + 10)
+        else:  # in the 6th update, after the 6th rollout
+            interrupt_at(patch, MaskablePPO, "train", 6)
+        with pytest.raises(Interrupted) as stop:
+            train(config(), tmp_path / "b", core=TOY4)
+    assert stop.value.step == 1280  # the start of the rollout it was in
+    assert not (tmp_path / "b" / "model.zip").exists()
+    saved = json.loads((tmp_path / "b" / "config.json").read_text())
+    resumed = train(TrainConfig.from_json(saved), tmp_path / "b", core=TOY4, resume=True)
+    assert resumed.model.num_timesteps == 3072
+    steps_a, a = params(tmp_path / "a")
+    steps_b, b = params(tmp_path / "b")
+    assert steps_a == steps_b == 3072
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
+    pool_a = sorted(p.name for p in (tmp_path / "a" / "pool").iterdir())
+    assert pool_a == sorted(p.name for p in (tmp_path / "b" / "pool").iterdir())
+
+
+def test_resume_can_extend_a_finished_run(tmp_path):
+    train(config(timesteps=1024), tmp_path / "run", core=TOY4)
+    trainer = train(config(timesteps=2048), tmp_path / "run", core=TOY4, resume=True)
+    assert trainer.model.num_timesteps == 2048
+
+
+def test_resume_without_a_checkpoint_fails_clearly(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(ResumeError, match="cannot resume"):
+        train(config(), tmp_path / "run", core=TOY4, resume=True)
+    train(config(timesteps=256, checkpoint_every=256), tmp_path / "ok", core=TOY4)
+    (tmp_path / "ok" / "checkpoint" / "trainer.pkl").write_bytes(b"garbage")
+    with pytest.raises(ResumeError, match="cannot resume"):
+        train(config(), tmp_path / "ok", core=TOY4, resume=True)
+
+
+def test_quick_eval_rating_is_finite_and_ordered(tmp_path):
+    trainer = train(config(timesteps=1024, eval_games=40), tmp_path / "run", core=TOY4)
+    elo, low, high = trainer.last_rating
+    assert low <= elo <= high and np.isfinite([elo, low, high]).all()

@@ -1,0 +1,250 @@
+"""The command line of ``python -m train`` (``train/__main__.py`` runs :func:`main`).
+
+Exit codes: 0 done, 2 bad command line (unknown game, bad option or keyword value,
+unusable ``--resume`` directory), 130 interrupted by Ctrl-C (after writing a checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import feral_envs
+from train.config import (
+    GAME_DEFAULTS,
+    TrainConfig,
+    dashed,
+    default_config,
+    field_docs,
+    game_core,
+)
+
+USAGE = "python -m train GAME [options]"
+DESCRIPTION = f"""\
+Train a MaskablePPO policy for GAME by self-play: the learner plays one side of many games
+at once against a pool of its own frozen snapshots, the heuristic bot and random play.
+
+GAME is one of: {", ".join(feral_envs.GAMES)}.
+`python -m train GAME --help` also lists that game's keywords (--variant, --max-hands, ...).
+Results go to runs/GAME__EXP__SEED__TIME (or --out): TensorBoard logs (tb/), checkpoints,
+the final policy model.zip (arena spec ppo:RUN_DIR) and leaderboard.md. See docs/training.md.
+"""
+EPILOG = """\
+Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130;
+`python -m train GAME --resume RUN_DIR` continues exactly where it stopped, and
+`--resume RUN_DIR --timesteps N` continues it up to a larger N.
+"""
+
+CLI_FIELDS = [f for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "keywords")]
+RESUME_CHANGEABLE = {"timesteps", "progress"}
+"""What a resumed run may change: its length and the progress bar. The rest is its own."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with errors that point at ``--help`` (exit code 2, as argparse does)."""
+
+    game_flags: tuple[str, ...] = ()
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        if message.startswith("unrecognized arguments") and self.game_flags:
+            message += f"; the game keywords here are {', '.join(self.game_flags)}"
+        self.exit(2, f"{self.prog}: error: {message}\n(see `{self.prog} GAME --help`)\n")
+
+
+def build_parser(game: str | None) -> Parser:
+    """The parser for ``game`` (None: only the options every game shares)."""
+    config = default_config(game) if game else TrainConfig()
+    parser = Parser(
+        prog="python -m train",
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        argument_default=argparse.SUPPRESS,
+    )
+    parser.add_argument("game", metavar="GAME", help="the game to train")
+    run = parser.add_argument_group("run")
+    run.add_argument("--out", type=Path, help="run directory (default: runs/GAME__EXP__SEED__TIME)")
+    run.add_argument(
+        "--resume",
+        type=Path,
+        metavar="RUN_DIR",
+        help="continue the run in RUN_DIR from its checkpoint",
+    )
+    docs = field_docs()
+    groups = {
+        "run": run,
+        "ppo": parser.add_argument_group("PPO and network"),
+        "pool": parser.add_argument_group("self-play pool and reward"),
+    }
+    for f in CLI_FIELDS:
+        default = getattr(config, f.name)
+        group = groups[_group_of(f.name)]
+        help_text = f"{docs[f.name]} (default: {_show(default)})"
+        flag = f"--{dashed(f.name)}"
+        if isinstance(default, bool):
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, help=help_text)
+        elif isinstance(default, tuple):
+            group.add_argument(flag, type=int, nargs="*", metavar="N", help=help_text)
+        else:
+            group.add_argument(flag, type=type(default), metavar=_metavar(default), help=help_text)
+    if game:
+        _add_game_keywords(parser, game)
+    return parser
+
+
+def _group_of(name: str) -> str:
+    if name in (
+        "exp_name",
+        "seed",
+        "timesteps",
+        "n_envs",
+        "torch_threads",
+        "checkpoint_every",
+        "eval_every",
+        "eval_games",
+        "arena_games",
+        "arena_snapshots",
+        "progress",
+    ):
+        return "run"
+    if name in (
+        "points_scale",
+        "win_reward",
+        "snapshot_every",
+        "pool_size",
+        "weight_snapshots",
+        "weight_heuristic",
+        "weight_random",
+        "opponent_deterministic",
+    ):
+        return "pool"
+    return "ppo"
+
+
+def _show(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _metavar(value: Any) -> str:
+    return {int: "N", float: "X", str: "TEXT"}.get(type(value), "VALUE")
+
+
+def _add_game_keywords(parser: Parser, game: str) -> None:
+    core = game_core(game)
+    defaults = {**core.keyword_defaults, **GAME_DEFAULTS.get(game, {}).get("keywords", {})}
+    group = parser.add_argument_group(
+        f"{game} keywords", f"the rules of the game (docs/{game}.md); training sets its own reward"
+    )
+    flags = []
+    for name, default in defaults.items():
+        if name == "reward":
+            continue
+        flags.append(f"--{dashed(name)}")
+        choices = core.keyword_choices.get(name)
+        text = f"(default: {default}" + (
+            f"; one of: {', '.join(map(str, choices))})" if choices else ")"
+        )
+        kind = (
+            type(default)
+            if isinstance(default, (int, float, str)) and not isinstance(default, bool)
+            else str
+        )
+        group.add_argument(
+            f"--{dashed(name)}", dest=f"kw_{name}", type=kind, metavar=_metavar(default), help=text
+        )
+    parser.game_flags = tuple(flags)
+
+
+def fail(message: str) -> int:
+    print(f"python -m train: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    game = argv[0] if argv and not argv[0].startswith("-") else None
+    if game is None:
+        if any(a in ("-h", "--help") for a in argv):
+            build_parser(None).print_help()
+            return 0
+        return fail(f"give the game to train: {USAGE}\ngames: {', '.join(feral_envs.GAMES)}")
+    game = game[:-3] if game.endswith("_v0") else game
+    if game not in feral_envs.GAMES:
+        return fail(f"unknown game {argv[0]!r}; games: {', '.join(feral_envs.GAMES)}")
+    argv[0] = game
+    try:
+        parser = build_parser(game)
+    except ImportError as error:
+        return fail(f"game {game!r} is not available in this installation ({error})")
+    args = vars(parser.parse_args(argv))
+    if "resume" in args:
+        return resume(game, args)
+    config = default_config(game)
+    for key, value in args.items():
+        if key.startswith("kw_"):
+            config.keywords[key[3:]] = value
+        elif key not in ("game", "out"):
+            setattr(config, key, tuple(value) if isinstance(getattr(config, key), tuple) else value)
+    config.__post_init__()
+    try:
+        config.check()
+        game_core(game).make_config(**config.keywords)
+    except ValueError as error:
+        return fail(str(error))
+    return run(config, args.get("out"), resume_run=False)
+
+
+def resume(game: str, args: dict[str, Any]) -> int:
+    run_dir: Path = args["resume"]
+    try:
+        config = TrainConfig.from_json(json.loads((run_dir / "config.json").read_text()))
+    except (OSError, ValueError, TypeError) as error:
+        return fail(f"cannot resume {run_dir}: no readable config.json ({error})")
+    if config.game != game:
+        return fail(f"{run_dir} is a {config.game} run, not {game}")
+    given = {k for k in args if k not in ("game", "resume")} - RESUME_CHANGEABLE
+    if given:
+        names = ", ".join(f"--{dashed(k.removeprefix('kw_'))}" for k in sorted(given))
+        return fail(
+            f"a resumed run keeps its own config ({run_dir}/config.json); "
+            f"only --timesteps and --progress may be given, not {names}"
+        )
+    for key in RESUME_CHANGEABLE & set(args):
+        setattr(config, key, args[key])
+    try:
+        config.check()
+    except ValueError as error:
+        return fail(str(error))
+    return run(config, run_dir, resume_run=True)
+
+
+def run(config: TrainConfig, out: Path | None, resume_run: bool) -> int:
+    from train.run import Interrupted, ResumeError, default_run_dir, train
+
+    out = out if out is not None else default_run_dir(config)
+    try:
+        trainer = train(config, out, resume=resume_run)
+    except Interrupted as stop:
+        print(
+            f"\ninterrupted: checkpoint at step {stop.step} in {stop.run_dir}\n"
+            f"continue with: python -m train {config.game} --resume {stop.run_dir}",
+            file=sys.stderr,
+        )
+        return 130
+    except ResumeError as error:
+        return fail(str(error))
+    except KeyboardInterrupt:  # in the final arena: the training itself is complete and saved
+        print(
+            "\ninterrupted during the final arena; the trained policy is saved in "
+            f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
+            f"random ppo:{out})",
+            file=sys.stderr,
+        )
+        return 130
+    print(f"run directory: {trainer.run_dir}")
+    return 0

@@ -1,0 +1,240 @@
+"""Every training setting, with its default, in one place (CleanRL style).
+
+:class:`TrainConfig` holds one field per setting with a doc line under it; the command line
+(``python -m train GAME --help``) is generated from those fields and lines, and a run writes
+the resolved config beside itself (``config.json``). :data:`GAME_DEFAULTS` holds the only
+per-game departures from the field defaults: the training reward's scale, the length of the
+default run and, where useful, game keywords. Nothing else in ``train/`` holds a default.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """One training run: the game, PPO's hyper-parameters, the self-play pool and the run."""
+
+    game: str = "lost_heir"
+    """Game to train (``lost_heir``, ``lost_ranks``, ``hidden_ranks``)."""
+    exp_name: str = "ppo_selfplay"
+    """Experiment name: the second part of the run directory name."""
+    seed: int = 1
+    """Seed of everything: games, opponents, network initialisation, minibatches."""
+    timesteps: int = 1_000_000
+    """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
+    n_envs: int = 128
+    """Games stepped at once by the batched env (one learner decision each per step)."""
+    n_steps: int = 64
+    """Learner decisions per game in one PPO rollout (rollout size = n_steps * n_envs)."""
+    batch_size: int = 2048
+    """PPO minibatch size; must divide n_steps * n_envs."""
+    n_epochs: int = 3
+    """Passes over each rollout per PPO update."""
+    learning_rate: float = 3e-4
+    """Adam step size (constant)."""
+    gamma: float = 0.995
+    """Discount per learner decision."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO policy clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    trunk: tuple[int, ...] = (64,)
+    """Tanh layers shared by policy and value, after symlog of the observation."""
+    heads: tuple[int, ...] = (64,)
+    """Tanh layers of each head (policy, value) on top of the trunk."""
+    torch_threads: int = 1
+    """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
+    points_scale: float = 0.05
+    """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
+    win_reward: float = 1.0
+    """Reward for winning the game at its end (minus for a loss, 0 for a draw or truncation)."""
+    snapshot_every: int = 50_000
+    """Learner decisions between frozen snapshots of the learner added to the opponent pool."""
+    pool_size: int = 8
+    """Most recent snapshots kept for sampling opponents (older ones leave the pool)."""
+    weight_snapshots: float = 0.5
+    """Chance that a game's opponents are a snapshot (half of it the newest, half spread)."""
+    weight_heuristic: float = 0.25
+    """Chance that a game's opponents are the heuristic bot (dropped if there is none)."""
+    weight_random: float = 0.25
+    """Chance that a game's opponents play uniformly random legal actions."""
+    opponent_deterministic: bool = False
+    """Snapshots play their most likely action instead of sampling from their policy."""
+    checkpoint_every: int = 100_000
+    """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
+    eval_every: int = 500_000
+    """Learner decisions between quick evaluations against random (also one at the end)."""
+    eval_games: int = 200
+    """Games of each quick evaluation, all played at once (0: no quick evaluation)."""
+    arena_games: int = 400
+    """Games per pairing of the arena at the end of the run (0: no arena)."""
+    arena_snapshots: int = 2
+    """Earlier snapshots that also enter the final arena (evenly spaced over the run)."""
+    progress: bool = True
+    """Show a progress bar (steps, fps, ETA, last rating)."""
+    keywords: dict[str, Any] = field(default_factory=dict)
+    """Game keywords (``--variant``, ``--max-hands``, ...): passed to the rules core."""
+
+    def __post_init__(self) -> None:
+        self.trunk = tuple(int(n) for n in self.trunk)
+        self.heads = tuple(int(n) for n in self.heads)
+        self.keywords = dict(self.keywords)
+
+    @property
+    def rollout_size(self) -> int:
+        return self.n_steps * self.n_envs
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting that cannot work."""
+        positive = (
+            "timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "torch_threads",
+            "snapshot_every",
+            "pool_size",
+            "checkpoint_every",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
+        for name in ("eval_games", "arena_games", "arena_snapshots"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
+        if self.rollout_size % self.batch_size:
+            raise ValueError(
+                f"--batch-size {self.batch_size} must divide n_steps * n_envs = {self.rollout_size}"
+            )
+        weights = (self.weight_snapshots, self.weight_heuristic, self.weight_random)
+        if min(weights) < 0 or self.weight_random + self.weight_snapshots <= 0:
+            raise ValueError(
+                "opponent weights must be >= 0 with weight_random + "
+                "weight_snapshots > 0 (the heuristic may be missing)"
+            )
+        for name in ("trunk", "heads"):
+            sizes = getattr(self, name)
+            if sizes and min(sizes) < 1:
+                raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["trunk"], data["heads"] = list(self.trunk), list(self.heads)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+        return cls(**data)
+
+
+GAME_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
+    # hand's reward within about +-1.25, comparable with the +-1 for the game. 2M decisions:
+    # about 3 minutes with its arena on the quiet 2-core reference machine (docs/training.md).
+    "lost_heir": {"timesteps": 2_000_000, "points_scale": 0.05},
+    # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
+    "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},
+    # No score: the reward is the game's result only. ~1k decisions/s (3,640 actions make
+    # SB3's masked distribution the bottleneck), so 500k decisions take about 8-9 minutes.
+    "hidden_ranks": {"timesteps": 500_000, "points_scale": 0.0},
+}
+"""Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
+
+
+def game_core(game: str) -> Any:
+    """``feral_envs.<game>.CORE``; ``ValueError`` listing the games if ``game`` is unknown."""
+    import feral_envs
+
+    if game not in feral_envs.GAMES:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(feral_envs.GAMES)}")
+    return importlib.import_module(f"feral_envs.{game}").CORE
+
+
+def default_config(game: str) -> TrainConfig:
+    """The default config of ``game``: field defaults, then :data:`GAME_DEFAULTS`."""
+    return TrainConfig(game=game, **GAME_DEFAULTS.get(game, {}))
+
+
+def dashed(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def field_docs(cls: type = TrainConfig) -> dict[str, str]:
+    """The doc line under each field of a dataclass, by field name (for ``--help``)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+def config_table() -> str:
+    """Every option with its default, per-game defaults and doc line, as Markdown (the
+    generated block ``train-config`` of ``docs/training.md``)."""
+    docs = field_docs()
+    rows = ["| option | default | per game | meaning |", "| --- | --- | --- | --- |"]
+    base = TrainConfig()
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in ("game", "keywords"):
+            continue
+        value = getattr(base, f.name)
+        shown = " ".join(map(str, value)) if isinstance(value, tuple) else value
+        games = [
+            f"{g}: {d[f.name]:,}" if isinstance(d[f.name], int) else f"{g}: {d[f.name]}"
+            for g, d in GAME_DEFAULTS.items()
+            if f.name in d
+        ]
+        shown = f"{shown:,}" if isinstance(shown, int) and not isinstance(shown, bool) else shown
+        rows.append(f"| `--{dashed(f.name)}` | {shown} | {'; '.join(games)} | {docs[f.name]} |")
+    return "\n".join(rows)
+
+
+DOCS_PAGE = "docs/training.md"
+
+
+def render_docs(text: str) -> str:
+    """``text`` with its ``train-config`` block rewritten from :func:`config_table`."""
+    import re
+
+    block = re.compile(
+        r"(<!-- BEGIN GENERATED: train-config -->\n).*?(<!-- END GENERATED: "
+        r"train-config -->)",
+        re.S,
+    )
+    return block.sub(lambda m: f"{m.group(1)}{config_table()}\n{m.group(2)}", text)
+
+
+if __name__ == "__main__":  # python -m train.config: rewrite the table in docs/training.md
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / DOCS_PAGE
+    page.write_text(render_docs(page.read_text()))
+    print(f"updated {page}")

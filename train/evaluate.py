@@ -1,0 +1,92 @@
+"""Quick batched evaluation of a policy against one opponent, and Elo from a match score.
+
+Used at checkpoints for the progress bar's "last rating" and the ``eval/`` TensorBoard keys;
+the run's final rating comes from the arena (``agents.arena``). It plays exactly ``games``
+games with the learner's side drawn at random per game, on :class:`SelfPlayVecEnv` (so a
+whole batch of games moves at once). Only the first ``games`` games started are counted, so
+short games are not favoured over long ones. A truncated game counts as a draw.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from feral_envs.core import GameCore
+from train.policy import ActorMLP
+from train.pool import Opponent, OpponentPool
+from train.vec_env import SelfPlayVecEnv
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    wins: int
+    draws: int
+    losses: int
+    truncated: int
+    """Of the draws, how many were truncated games (no result by the rules)."""
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games
+
+    def elo(self) -> tuple[float, float, float]:
+        """Elo difference implied by the score, with a 95% interval (normal approximation
+        of the mean per-game score, mapped through the logistic curve; a perfect or null
+        score is moved half a game in, so the estimate stays finite)."""
+        n = self.games
+        per_game = np.array([1.0] * self.wins + [0.5] * self.draws + [0.0] * self.losses)
+        half = 1.96 * per_game.std(ddof=1) / math.sqrt(n) if n > 1 else 0.5
+        s = self.score
+        return elo_of_score(s, n), elo_of_score(s - half, n), elo_of_score(s + half, n)
+
+
+def elo_of_score(score: float, games: int) -> float:
+    eps = 0.5 / max(games, 1)
+    s = min(max(score, eps), 1.0 - eps)
+    return 400.0 * math.log10(s / (1.0 - s))
+
+
+def play_match(
+    core: GameCore,
+    keywords: dict[str, Any],
+    actor: ActorMLP,
+    opponent: Opponent,
+    games: int,
+    seed: int,
+    deterministic: bool = False,
+    n_envs: int = 64,
+) -> MatchResult:
+    """``actor`` against ``opponent`` for exactly ``games`` games (module doc)."""
+    env = SelfPlayVecEnv(
+        core,
+        keywords,
+        min(n_envs, games),
+        OpponentPool.only(opponent, seed),
+        points_scale=0.0,
+        win_reward=1.0,
+        seed=seed,
+    )
+    rng = np.random.default_rng(seed)
+    obs = env.reset()
+    game_of_slot = list(range(env.num_envs))
+    started = env.num_envs
+    counts = {"win": 0, "draw": 0, "loss": 0, "truncated": 0}
+    while sum(counts.values()) < games:
+        actions = actor.act(obs, env.action_masks(), rng, deterministic)
+        obs, _, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones):
+            if game_of_slot[i] < games:
+                counts[infos[i]["result"]] += 1
+            game_of_slot[i] = started
+            started += 1
+    return MatchResult(
+        counts["win"], counts["draw"] + counts["truncated"], counts["loss"], counts["truncated"]
+    )

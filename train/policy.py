@@ -1,0 +1,315 @@
+"""Trained policies as plain numpy networks, and the policy files that hold them.
+
+A *policy file* is a zip archive with two entries: ``policy.pth``, the network's weights as
+a ``torch.save`` dict of tensors, and ``feral.json``, what the weights are for (game,
+observation layout fingerprint, action count, layer sizes, training step). Checkpoints
+(``model.zip``, an SB3 save with ``feral.json`` added) and the self-play snapshots
+(``pool/*.zip``) are both policy files, so either loads as the arena spec ``ppo:PATH``.
+
+Loading reads only those two entries, the weights with ``torch.load(weights_only=True)``:
+no pickle is run, unlike ``MaskablePPO.load`` (used only to resume a run, which unpickles
+SB3's saved attributes: resume only runs you trust). A file that is not a policy file, or one
+for another game or another observation layout, raises :class:`CheckpointError` saying so.
+
+**The network** (what training builds, :func:`policy_kwargs`): the observation goes through
+``symlog(x) = sign(x) * log(1 + |x|)`` (parameter-free: raw counts such as scores or hands
+left, in the hundreds, no longer saturate the first layer while 0/1 features stay apart;
+written as ``copysign(log1p(|x|), x)``: ``torch.asinh``, the one-op alternative, measured
+twice as slow on this CPU),
+then a *trunk* of tanh layers shared by the policy and the value function, then a tanh
+layer of each head and the heads' outputs. The trunk's first layer, whose cost grows with
+the observation size (743 inputs in Lost Heir), is computed once for both heads.
+
+The actor runs in numpy (a few small matrix products): at batch sizes of one to a few dozen
+that is several times faster than the same network in torch, which matters for the
+opponents inside the training env and for arena play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import io
+import itertools
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from feral_envs.core import GameCore
+from feral_envs.layout import Layout
+from train.config import game_core
+
+FORMAT = "feral-ppo-policy/1"
+META_ENTRY = "feral.json"
+WEIGHTS_ENTRY = "policy.pth"
+ACTOR_PREFIXES = ("features_extractor.layers.", "mlp_extractor.policy_net.", "action_net.")
+TRUNK = "features_extractor.layers"
+
+
+class CheckpointError(ValueError):
+    """A file that cannot be used as a policy of this game (the message says why)."""
+
+
+def layout_fingerprint(core: GameCore) -> str:
+    """A hash of the observation and action encoding of ``core``.
+
+    It covers the observation shape, the action count and every named :class:`Layout` of the
+    module that defines ``core.observe`` (the game's ``encoding.py``), so a network trained on
+    one layout is refused on another even when the sizes happen to agree.
+    """
+    parts = [f"obs={tuple(core.obs_shape)}", f"actions={core.n_actions}"]
+    module = importlib.import_module(core.observe.__module__)
+    for name in sorted(vars(module)):
+        value = getattr(module, name)
+        if isinstance(value, Layout):
+            parts.append(name + ":" + ";".join(f"{s.name},{s.start},{s.size}" for s in value.spans))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    return torch.copysign(torch.log1p(torch.abs(x)), x)
+
+
+class SymlogTrunk(BaseFeaturesExtractor):
+    """SB3 features extractor: flatten, symlog, then tanh layers of sizes ``trunk``."""
+
+    def __init__(self, observation_space: gym.spaces.Box, trunk: tuple[int, ...] = (64,)) -> None:
+        n = int(np.prod(observation_space.shape))
+        super().__init__(observation_space, features_dim=trunk[-1] if trunk else n)
+        layers: list[nn.Module] = []
+        for size in trunk:
+            layers += [nn.Linear(n, size), nn.Tanh()]
+            n = size
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.layers(symlog(torch.flatten(observations, 1)))
+
+
+def policy_kwargs(trunk: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, Any]:
+    """``MaskablePPO(policy_kwargs=...)`` of the network described in the module doc."""
+    return {
+        "features_extractor_class": SymlogTrunk,
+        "features_extractor_kwargs": {"trunk": tuple(trunk)},
+        "share_features_extractor": True,
+        "net_arch": {"pi": list(heads), "vf": list(heads)},
+    }
+
+
+class ActorMLP:
+    """The policy half of the network of :func:`policy_kwargs`, in numpy.
+
+    ``logits(obs)`` for a batch; ``act(obs, masks, rng)`` picks legal actions, sampling from
+    the masked softmax (Gumbel-max with ``rng``) or, if ``deterministic``, the most likely.
+    """
+
+    def __init__(self, weights: dict[str, Any]) -> None:
+        layers = []
+        self.n_trunk = 0
+        for prefix in (TRUNK, "mlp_extractor.policy_net"):
+            i = 0
+            while f"{prefix}.{i}.weight" in weights:
+                layers.append(self._pair(weights, f"{prefix}.{i}"))
+                i += 2  # Sequential(Linear, Tanh, Linear, Tanh, ...)
+            if prefix == TRUNK:
+                self.n_trunk = len(layers)
+        layers.append(self._pair(weights, "action_net"))
+        for (w_in, _), (w_out, _) in itertools.pairwise(layers):
+            if w_in.shape[1] != w_out.shape[0]:
+                raise CheckpointError("actor weights do not chain (layer sizes disagree)")
+        self.layers = layers
+        self.n_inputs = layers[0][0].shape[0]
+        self.n_actions = layers[-1][0].shape[1]
+        self.trunk = tuple(w.shape[1] for w, _ in layers[: self.n_trunk])
+        self.heads = tuple(w.shape[1] for w, _ in layers[self.n_trunk : -1])
+
+    @staticmethod
+    def _pair(weights: dict[str, Any], name: str) -> tuple[np.ndarray, np.ndarray]:
+        try:
+            w, b = weights[name + ".weight"], weights[name + ".bias"]
+        except KeyError as missing:
+            raise CheckpointError(f"actor weight {missing} is missing") from None
+        w = np.ascontiguousarray(np.asarray(w, dtype=np.float32).T)  # (in, out): x @ w
+        return w, np.asarray(b, dtype=np.float32)
+
+    @classmethod
+    def from_policy(cls, policy: torch.nn.Module) -> ActorMLP:
+        """A frozen copy of the actor of a live SB3 policy."""
+        return cls(
+            {
+                k: v.detach().cpu().numpy().copy()
+                for k, v in policy.state_dict().items()
+                if k.startswith(ACTOR_PREFIXES)
+            }
+        )
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The weights in SB3's names and layout (what ``__init__`` takes)."""
+        names = [f"{TRUNK}.{2 * j}" for j in range(self.n_trunk)]
+        names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(self.heads))]
+        names.append("action_net")
+        out = {}
+        for name, (w, b) in zip(names, self.layers, strict=True):
+            out[name + ".weight"], out[name + ".bias"] = w.T.copy(), b.copy()
+        return out
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+        x = np.copysign(np.log1p(np.abs(x)), x)
+        for w, b in self.layers[:-1]:
+            x = np.tanh(x @ w + b)
+        w, b = self.layers[-1]
+        return x @ w + b
+
+    def act(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        rng: np.random.Generator,
+        deterministic: bool = False,
+    ) -> np.ndarray:
+        logits = self.logits(obs)
+        if not deterministic:
+            logits += rng.gumbel(size=logits.shape).astype(np.float32)
+        logits[~masks.astype(bool)] = -np.inf
+        return logits.argmax(axis=1)
+
+
+def policy_meta(
+    core: GameCore, actor: ActorMLP, step: int, keywords: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``feral.json`` of a policy of ``core`` trained for ``step`` learner decisions."""
+    import feral_envs
+
+    return {
+        "format": FORMAT,
+        "game": core.name,
+        "obs_shape": list(core.obs_shape),
+        "n_actions": core.n_actions,
+        "layout": layout_fingerprint(core),
+        "network": "symlog inputs, shared tanh trunk, tanh policy head",
+        "trunk": list(actor.trunk),
+        "heads": list(actor.heads),
+        "step": int(step),
+        "keywords": keywords,
+        "feral_envs": feral_envs.__version__,
+    }
+
+
+def write_policy_file(path: str | os.PathLike, actor: ActorMLP, meta: dict[str, Any]) -> None:
+    """A standalone policy file (the self-play snapshots)."""
+    buffer = io.BytesIO()
+    torch.save({k: torch.from_numpy(v) for k, v in actor.weights().items()}, buffer)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(WEIGHTS_ENTRY, buffer.getvalue())
+        archive.writestr(META_ENTRY, json.dumps(meta, indent=1))
+
+
+def add_meta(sb3_zip: str | os.PathLike, meta: dict[str, Any]) -> None:
+    """Make an SB3 save a policy file too (SB3 ignores the extra entry when loading)."""
+    with zipfile.ZipFile(sb3_zip, "a") as archive:
+        archive.writestr(META_ENTRY, json.dumps(meta, indent=1))
+
+
+def resolve_path(path: str | os.PathLike) -> Path:
+    """A policy file, or the final model (else the latest checkpoint) of a run directory."""
+    p = Path(path)
+    if p.is_dir():
+        for candidate in (p / "model.zip", p / "checkpoint" / "model.zip"):
+            if candidate.is_file():
+                return candidate
+        raise CheckpointError(f"{p} is a directory with no model.zip nor checkpoint/model.zip")
+    if not p.exists():
+        raise CheckpointError(f"{p}: no such file or directory")
+    return p
+
+
+def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP, dict[str, Any]]:
+    """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not."""
+    p = resolve_path(path)
+    what = f"{p} is not a Feral Envs PPO checkpoint"
+    try:
+        with zipfile.ZipFile(p) as archive:
+            names = set(archive.namelist())
+            if META_ENTRY not in names or WEIGHTS_ENTRY not in names:
+                raise CheckpointError(f"{what} (no {META_ENTRY} and {WEIGHTS_ENTRY} inside)")
+            meta = json.loads(archive.read(META_ENTRY))
+            raw = archive.read(WEIGHTS_ENTRY)
+    except (zipfile.BadZipFile, OSError) as error:
+        raise CheckpointError(f"{what} (not a readable zip archive: {error})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise CheckpointError(f"{what} ({META_ENTRY} is not JSON)") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(
+            f"{what} (unknown format {meta.get('format')!r}; expected {FORMAT})"
+            if isinstance(meta, dict)
+            else f"{what} (bad {META_ENTRY})"
+        )
+    if meta.get("game") != core.name:
+        raise CheckpointError(f"{p} holds a policy for {meta.get('game')!r}, not {core.name!r}")
+    fingerprint = layout_fingerprint(core)
+    if meta.get("layout") != fingerprint:
+        raise CheckpointError(
+            f"{p} was trained on another observation/action layout of {core.name} "
+            f"(checkpoint: obs {meta.get('obs_shape')}, {meta.get('n_actions')} actions, layout "
+            f"{meta.get('layout')}; this version: obs {list(core.obs_shape)}, {core.n_actions} "
+            f"actions, layout {fingerprint}): retrain, or use the feral_envs version it came from"
+        )
+    try:
+        weights = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as error:
+        raise CheckpointError(
+            f"{what} ({WEIGHTS_ENTRY} is not a plain weights file: {error})"
+        ) from None
+    if not isinstance(weights, dict):
+        raise CheckpointError(f"{what} ({WEIGHTS_ENTRY} holds no state dict)")
+    actor = ActorMLP({k: v.numpy() for k, v in weights.items() if isinstance(v, torch.Tensor)})
+    n_obs = int(np.prod(core.obs_shape))
+    if actor.n_inputs != n_obs or actor.n_actions != core.n_actions:
+        raise CheckpointError(
+            f"{p}: network takes {actor.n_inputs} inputs and gives {actor.n_actions} actions; "
+            f"{core.name} has {n_obs} and {core.n_actions}"
+        )
+    return actor, meta
+
+
+class PPOPolicy:
+    """A trained policy as an ``agents`` Policy (arena, play): ``act(observation, mask)``.
+
+    It samples from the masked policy distribution with its own seeded generator, as the
+    learner did while training (``deterministic=True``: always the most likely action).
+    """
+
+    def __init__(
+        self,
+        actor: ActorMLP,
+        meta: dict[str, Any],
+        spec: str,
+        seed: int,
+        deterministic: bool = False,
+    ) -> None:
+        self.actor, self.meta, self.spec, self.deterministic = actor, meta, spec, deterministic
+        self.name = spec
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        masks = np.asarray(action_mask, dtype=bool)[None]
+        return int(self.actor.act(observation[None], masks, self.rng, self.deterministic)[0])
+
+
+def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
+    """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``)."""
+    actor, meta = read_policy_file(path, game_core(game))
+    return PPOPolicy(actor, meta, f"ppo:{path}", seed)

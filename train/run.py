@@ -1,0 +1,562 @@
+"""One training run: env, pool and model; logs, snapshots, checkpoints, resume, final arena.
+
+A run directory holds::
+
+    config.json        the resolved TrainConfig (what --resume reads back)
+    versions.json      python, package versions and git commit of the run
+    tb/                TensorBoard logs (charts/, losses/, eval/ keys; see docs/training.md)
+    metrics.jsonl      the same values, one JSON line per PPO iteration (appended on resume)
+    pool/              snapshot_<step>.zip: the self-play snapshots (policy files, ppo:PATH)
+    checkpoint/        model.zip (SB3 save + feral.json) and trainer.pkl (everything else
+                       needed to continue exactly: games in progress, rng states, pool)
+    model.zip          the final policy (a policy file: ppo:RUN_DIR loads it)
+    leaderboard.md     the final arena (also leaderboard.json)
+
+**Checkpoints and exact resume.** At the start of every rollout (after the previous PPO
+update, when nothing is half done) the trainer keeps an in-memory copy of the whole state:
+network and optimizer, step counter, every game in progress with its rng, the pool, and
+the global numpy/torch/python rngs. Every ``checkpoint_every`` learner decisions that copy
+is written (atomically: a new directory renamed into place), and on Ctrl-C the last copy
+is written, so an interruption loses at most one rollout (``n_steps * n_envs`` decisions,
+fewer than ``checkpoint_every``). ``--resume RUN_DIR`` restores it all and continues as if
+never stopped: the resumed run makes the same updates as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
+
+import feral_envs
+from feral_envs.core import GameCore
+from train.config import TrainConfig, game_core
+from train.evaluate import MatchResult, play_match
+from train.policy import ActorMLP, add_meta, policy_kwargs, policy_meta, write_policy_file
+from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
+from train.vec_env import SelfPlayVecEnv
+
+STATE_FORMAT = 1
+
+KEY_MAP = {
+    "rollout/ep_rew_mean": "charts/episodic_return",
+    "rollout/ep_len_mean": "charts/episodic_length",
+    "time/fps": "charts/SPS",
+    "train/learning_rate": "charts/learning_rate",
+    "train/policy_gradient_loss": "losses/policy_loss",
+    "train/clip_fraction": "losses/clipfrac",
+}
+"""SB3 logger keys renamed CleanRL style; other ``rollout/`` and ``time/`` keys go under
+``charts/``, other ``train/`` keys under ``losses/`` with their SB3 names (so SB3's
+``entropy_loss``, minus the mean entropy, keeps its name and sign)."""
+
+
+def remap_key(key: str) -> str:
+    if key in KEY_MAP:
+        return KEY_MAP[key]
+    group, _, name = key.partition("/")
+    return {"rollout": "charts/", "time": "charts/", "train": "losses/"}.get(
+        group, group + "/"
+    ) + name
+
+
+class RemappedLogger(Logger):
+    """SB3's logger with :func:`remap_key` applied to every key."""
+
+    def record(self, key: str, value: Any, exclude: Any = None) -> None:
+        super().record(remap_key(key), value, exclude)
+
+    def record_mean(self, key: str, value: Any, exclude: Any = None) -> None:
+        super().record_mean(remap_key(key), value, exclude)
+
+
+class JsonLinesFormat(KVWriter):
+    """One JSON object per dump, appended (a resumed run continues the same file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = open(path, "a")
+
+    def write(self, key_values: dict, key_excluded: dict, step: int = 0) -> None:
+        row = {"step": step}
+        for key, value in key_values.items():
+            if "json" in (key_excluded.get(key) or ()):
+                continue
+            if isinstance(value, (int, float, np.integer, np.floating)):
+                row[key] = value.item() if hasattr(value, "item") else value
+        self.file.write(json.dumps(row) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def heuristic_opponent(game: str, keywords: dict[str, Any]) -> Opponent | None:
+    """The ``agents`` heuristic bot of ``game`` as a pool member, or None where there is none
+    (no ``agents`` package, or no heuristic for this game yet)."""
+    try:
+        from agents.registry import load_policy
+    except ImportError:
+        return None
+    try:
+        load_policy("heuristic", game, 0, keywords)
+    except ValueError:
+        return None
+    return PolicyOpponent("heuristic", lambda seed: load_policy("heuristic", game, seed, keywords))
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in (
+        "feral-envs",
+        "numpy",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "gymnasium",
+        "pettingzoo",
+    ):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    try:
+        versions["git_commit"] = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=Path(__file__).parent,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        versions["git_commit"] = "unknown"
+    return versions
+
+
+def default_run_dir(config: TrainConfig) -> Path:
+    """``runs/game__exp__seed__time`` (CleanRL's run names)."""
+    return Path("runs") / f"{config.game}__{config.exp_name}__{config.seed}__{int(time.time())}"
+
+
+class ResumeError(ValueError):
+    """The run directory to resume has no usable checkpoint (the message says why)."""
+
+
+class Interrupted(Exception):
+    """Training stopped by Ctrl-C; the last consistent state was written."""
+
+    def __init__(self, run_dir: Path, step: int) -> None:
+        super().__init__(f"interrupted; checkpoint at step {step} in {run_dir}")
+        self.run_dir, self.step = run_dir, step
+
+
+class Trainer:
+    """Builds and runs one training (see the module doc); ``train()`` drives it."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, core: GameCore | None = None) -> None:
+        config.check()
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.core = core if core is not None else game_core(config.game)
+        torch.set_num_threads(config.torch_threads)
+        heuristic = (
+            heuristic_opponent(config.game, config.keywords)
+            if config.game in feral_envs.GAMES
+            else None
+        )
+        self.pool = OpponentPool(
+            config.weight_snapshots,
+            config.weight_heuristic,
+            config.weight_random,
+            config.pool_size,
+            seed=config.seed + 1,
+            heuristic=heuristic,
+            deterministic=config.opponent_deterministic,
+        )
+        self.env = SelfPlayVecEnv(
+            self.core,
+            config.keywords,
+            config.n_envs,
+            self.pool,
+            config.points_scale,
+            config.win_reward,
+            seed=config.seed,
+        )
+        self.model: MaskablePPO | None = None
+        self.next_snapshot = config.snapshot_every
+        self.next_checkpoint = config.checkpoint_every
+        self.next_eval = config.eval_every
+        self.last_rating: tuple[float, float, float] | None = None
+        self.capture: bytes | None = None
+        self.results: Counter = Counter()
+        self.bar: Any = None
+        self.resumed = False
+        self.learn_seconds = (0.0, 0.0)
+        """Wall and CPU seconds of SB3's learn() call in :meth:`learn` (the benchmark's)."""
+        self.learned_steps = 0
+        """Learner decisions that call made."""
+        self.arena: dict[str, Any] | None = None
+        """The final arena's report (``agents.arena.run_arena``), once played."""
+
+    # ------------------------------------------------------------------ set-up
+
+    def _logger(self) -> Logger:
+        return RemappedLogger(
+            str(self.run_dir),
+            [
+                TensorBoardOutputFormat(str(self.run_dir / "tb")),
+                JsonLinesFormat(self.run_dir / "metrics.jsonl"),
+            ],
+        )
+
+    def start(self) -> None:
+        """A new run: directory, config and versions written, fresh model."""
+        c = self.config
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "pool").mkdir(exist_ok=True)
+        (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
+        (self.run_dir / "versions.json").write_text(json.dumps(package_versions(), indent=1) + "\n")
+        self.model = MaskablePPO(
+            "MlpPolicy",
+            self.env,
+            learning_rate=c.learning_rate,
+            n_steps=c.n_steps,
+            batch_size=c.batch_size,
+            n_epochs=c.n_epochs,
+            gamma=c.gamma,
+            gae_lambda=c.gae_lambda,
+            clip_range=c.clip_range,
+            ent_coef=c.ent_coef,
+            vf_coef=c.vf_coef,
+            max_grad_norm=c.max_grad_norm,
+            policy_kwargs=policy_kwargs(c.trunk, c.heads),
+            seed=c.seed,
+            device="cpu",
+            verbose=0,
+        )
+        self.model.set_logger(self._logger())
+
+    def restore(self) -> None:
+        """Continue the run in ``run_dir`` from its checkpoint, exactly (module doc)."""
+        ckpt = self.run_dir / "checkpoint"
+        if not (ckpt / "model.zip").is_file() and (self.run_dir / "checkpoint.old").is_dir():
+            ckpt = self.run_dir / "checkpoint.old"  # stopped while swapping checkpoints
+        try:
+            with open(ckpt / "trainer.pkl", "rb") as f:
+                state = pickle.load(f)
+            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+                raise ValueError("trainer.pkl is not a training state of this version")
+            model = MaskablePPO.load(ckpt / "model.zip", env=self.env, device="cpu")
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, KeyError) as error:
+            raise ResumeError(f"cannot resume from {ckpt}: {error}") from None
+        self.model = model
+        self.pool.load_state_dict(state["pool"])
+        self.env.set_state(state["env"])
+        model.num_timesteps = state["num_timesteps"]
+        model._n_updates = state["n_updates"]
+        model._last_obs = state["last_obs"]
+        model._last_episode_starts = state["last_episode_starts"]
+        model.ep_info_buffer = copy.deepcopy(state["ep_info_buffer"])
+        self.next_snapshot = state["next_snapshot"]
+        self.next_checkpoint = state["next_checkpoint"]
+        self.next_eval = state["next_eval"]
+        self.last_rating = state["last_rating"]
+        np.random.set_state(state["rng"]["numpy"])  # noqa: NPY002 (SB3 shuffles with it)
+        torch.set_rng_state(state["rng"]["torch"])
+        random.setstate(state["rng"]["python"])
+        model.set_logger(self._logger())
+        self.resumed = True
+        # The run continues with this config (a resume may extend timesteps): record it.
+        (self.run_dir / "config.json").write_text(
+            json.dumps(self.config.to_json(), indent=1) + "\n"
+        )
+
+    # ------------------------------------------------------------------ during the run
+
+    def capture_state(self) -> bytes:
+        """Everything that decides the rest of the run, pickled (taken between rollouts:
+        pickling is the deep copy, and the bytes are what ``trainer.pkl`` holds)."""
+        m = self.model
+        state = {
+            "format": STATE_FORMAT,
+            "num_timesteps": m.num_timesteps,
+            "n_updates": m._n_updates,
+            "policy": m.policy.state_dict(),
+            "optimizer": m.policy.optimizer.state_dict(),
+            "last_obs": m._last_obs,
+            "last_episode_starts": m._last_episode_starts,
+            "ep_info_buffer": m.ep_info_buffer,
+            "env": self.env.get_state(copy=False),
+            "pool": self.pool.state_dict(),
+            "next_snapshot": self.next_snapshot,
+            "next_checkpoint": self.next_checkpoint,
+            "next_eval": self.next_eval,
+            "last_rating": self.last_rating,
+            "rng": {
+                "numpy": np.random.get_state(),  # noqa: NPY002 (SB3 uses it)
+                "torch": torch.get_rng_state(),
+                "python": random.getstate(),
+            },
+        }
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def meta(self, step: int) -> dict[str, Any]:
+        actor = ActorMLP.from_policy(self.model.policy)
+        return policy_meta(self.core, actor, step, self.config.keywords)
+
+    def write_checkpoint(self, capture: bytes) -> None:
+        """Write ``capture`` as the checkpoint; the model must hold its network now."""
+        tmp, final, old = (
+            self.run_dir / n for n in ("checkpoint.tmp", "checkpoint", "checkpoint.old")
+        )
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        self.model.save(tmp / "model.zip")
+        add_meta(tmp / "model.zip", self.meta(self.model.num_timesteps))
+        (tmp / "trainer.pkl").write_bytes(capture)
+        shutil.rmtree(old, ignore_errors=True)
+        if final.exists():
+            final.rename(old)
+        tmp.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def add_snapshot(self) -> None:
+        step = self.model.num_timesteps
+        actor = ActorMLP.from_policy(self.model.policy)
+        snapshot = self.pool.add_snapshot(actor, step)
+        meta = policy_meta(self.core, actor, step, self.config.keywords)
+        write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, meta)
+
+    def quick_eval(self) -> None:
+        """Match against random (``eval_games``), logged under ``eval/``."""
+        c = self.config
+        if not c.eval_games:
+            return
+        actor = ActorMLP.from_policy(self.model.policy)
+        result = play_match(
+            self.core,
+            c.keywords,
+            actor,
+            RandomOpponent(),
+            c.eval_games,
+            seed=c.seed + 2,
+            n_envs=c.eval_games,
+        )
+        self.last_rating = result.elo()
+        self.log_match("random", result)
+        if self.pool.heuristic is not None:  # a fresh one: the pool's keeps its players
+            heuristic = heuristic_opponent(c.game, c.keywords)
+            result = play_match(
+                self.core,
+                c.keywords,
+                actor,
+                heuristic,
+                c.eval_games,
+                seed=c.seed + 3,
+                n_envs=c.eval_games,
+            )
+            self.log_match("heuristic", result)
+
+    def log_match(self, name: str, result: MatchResult) -> None:
+        elo, low, high = result.elo()
+        logger = self.model.logger
+        logger.record(f"eval/elo_vs_{name}", elo)
+        logger.record(f"eval/elo_vs_{name}_low95", low)
+        logger.record(f"eval/elo_vs_{name}_high95", high)
+        logger.record(f"eval/score_vs_{name}", result.score)
+        logger.record(f"eval/truncated_vs_{name}", result.truncated / result.games)
+
+    def on_rollout_start(self) -> None:
+        step = self.model.num_timesteps
+        if step >= self.next_snapshot:
+            self.add_snapshot()
+            self.next_snapshot = (
+                step // self.config.snapshot_every + 1
+            ) * self.config.snapshot_every
+        due = step >= self.next_checkpoint
+        if due:
+            self.next_checkpoint = (
+                step // self.config.checkpoint_every + 1
+            ) * self.config.checkpoint_every
+        self.capture = self.capture_state()
+        if due:
+            self.write_checkpoint(self.capture)
+        if step >= self.next_eval:
+            self.next_eval = (step // self.config.eval_every + 1) * self.config.eval_every
+            self.quick_eval()
+
+    def on_step(self, infos: list[dict[str, Any]], dones: np.ndarray) -> None:
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            kind = info["opponent"].split("_")[0]
+            self.results[kind, info["result"]] += 1
+        if self.bar is not None:
+            self.bar.update(len(dones))
+
+    def on_rollout_end(self) -> None:
+        logger = self.model.logger
+        for kind in sorted({k for k, _ in self.results}):
+            n = sum(v for (k, _), v in self.results.items() if k == kind)
+            logger.record(f"charts/win_rate_vs_{kind}", self.results[kind, "win"] / n)
+            logger.record(f"charts/truncated_rate_vs_{kind}", self.results[kind, "truncated"] / n)
+        games = sum(self.results.values())
+        if games:
+            logger.record("charts/games", games)
+        logger.record("charts/pool_snapshots", len(self.pool.snapshots))
+        self.results.clear()
+        if self.bar is not None and self.last_rating is not None:
+            elo, low, high = self.last_rating
+            self.bar.set_postfix_str(f"elo vs random {elo:+.0f} [{low:+.0f}, {high:+.0f}]")
+
+    # ------------------------------------------------------------------ the run
+
+    def learn(self) -> None:
+        """Train up to ``config.timesteps``; on Ctrl-C write the last state, raise Interrupted."""
+        c, model = self.config, self.model
+        remaining = c.timesteps - model.num_timesteps
+        if c.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=-(-c.timesteps // c.rollout_size) * c.rollout_size,  # whole rollouts
+                initial=model.num_timesteps,
+                unit="step",
+                unit_scale=True,
+                dynamic_ncols=True,
+                desc=c.game,
+                smoothing=0.05,
+            )
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            if remaining > 0:
+                model.learn(remaining, callback=_Hooks(self), reset_num_timesteps=not self.resumed)
+        except KeyboardInterrupt:
+            if self.bar is not None:
+                self.bar.close()
+            if self.capture is None:
+                raise
+            state = pickle.loads(self.capture)  # the model as it was when it was taken
+            model.policy.load_state_dict(state["policy"])
+            model.policy.optimizer.load_state_dict(state["optimizer"])
+            model.num_timesteps, model._n_updates = state["num_timesteps"], state["n_updates"]
+            self.write_checkpoint(self.capture)
+            raise Interrupted(self.run_dir, state["num_timesteps"]) from None
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+        self.learn_seconds = (time.perf_counter() - wall, time.process_time() - cpu)
+        self.learned_steps = model.num_timesteps - (c.timesteps - remaining)
+        self.capture = self.capture_state()
+        self.write_checkpoint(self.capture)
+        final = self.run_dir / "model.zip"
+        model.save(final)
+        add_meta(final, self.meta(model.num_timesteps))
+        self.quick_eval()
+        model.logger.dump(model.num_timesteps)
+        model.logger.close()
+        if self.last_rating is not None:
+            elo, low, high = self.last_rating
+            print(
+                f"quick eval: Elo {elo:+.0f} [{low:+.0f}, {high:+.0f}] against random "
+                f"({self.config.eval_games} games)",
+                file=sys.stderr,
+            )
+
+    def arena_specs(self) -> list[str]:
+        """The final arena's players: the final policy, random, the heuristic (if any) and
+        ``arena_snapshots`` earlier snapshots, evenly spaced over the run."""
+        specs = [f"final=ppo:{self.run_dir / 'model.zip'}", "random"]
+        if self.pool.heuristic is not None:
+            specs.append("heuristic")
+        earlier = [s for s in self.pool.snapshots if s.step < self.model.num_timesteps]
+        k = min(self.config.arena_snapshots, len(earlier))
+        picks = sorted({round(j * (len(earlier) - 1) / max(k - 1, 1)) for j in range(k)})
+        for j in picks:
+            name = earlier[j].name
+            specs.append(f"{name}=ppo:{self.run_dir / 'pool' / (name + '.zip')}")
+        return specs
+
+    def final_arena(self) -> dict[str, Any] | None:
+        """Rate the final policy in ``agents.arena`` (``arena_games`` per pairing); print
+        the leaderboard and write it beside the run (``leaderboard.md``, ``arena/``)."""
+        c = self.config
+        if not c.arena_games or c.game not in feral_envs.GAMES:
+            return None
+        try:
+            from agents.arena import leaderboard_table, run_arena
+        except ImportError:
+            print("arena skipped: agents.arena is not installed", file=sys.stderr)
+            return None
+        games = c.arena_games + c.arena_games % 2  # each deal is played twice, sides swapped
+        report = run_arena(
+            c.game,
+            self.arena_specs(),
+            games,
+            seed=c.seed,
+            out=self.run_dir / "arena",
+            progress=c.progress,
+            **c.keywords,
+        )
+        table = leaderboard_table(report)
+        (self.run_dir / "leaderboard.md").write_text(table)
+        board = {
+            "leaderboard": report["leaderboard"],
+            "specs": report["specs"],
+            "anchor": report["anchor"],
+            "games_per_pair": report["games_per_pair"],
+        }
+        (self.run_dir / "leaderboard.json").write_text(json.dumps(board, indent=1) + "\n")
+        print(table)
+        return report
+
+
+class _Hooks(BaseCallback):
+    """Forwards SB3's callback points to the :class:`Trainer`."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        super().__init__()
+        self.trainer = trainer
+
+    def _on_rollout_start(self) -> None:
+        self.trainer.on_rollout_start()
+
+    def _on_step(self) -> bool:
+        self.trainer.on_step(self.locals["infos"], self.locals["dones"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.trainer.on_rollout_end()
+
+
+def train(
+    config: TrainConfig,
+    run_dir: Path | None = None,
+    core: GameCore | None = None,
+    resume: bool = False,
+) -> Trainer:
+    """Run (or with ``resume``, continue) a training; the Trainer holds the results."""
+    run_dir = Path(run_dir) if run_dir is not None else default_run_dir(config)
+    trainer = Trainer(config, run_dir, core)
+    if resume:
+        trainer.restore()
+    else:
+        trainer.start()
+    trainer.learn()
+    trainer.arena = trainer.final_arena()
+    return trainer

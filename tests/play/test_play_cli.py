@@ -180,3 +180,39 @@ def test_bad_arguments_exit_2_with_one_line(args, message):
     assert stderr.startswith("python -m feral_envs.play: error: ")
     assert message in stderr
     assert out == ""
+
+
+@pytest.fixture(scope="module")
+def tiny_ppo_run(tmp_path_factory):
+    """A Lost Heir MaskablePPO run of 2,048 learner decisions (a second or two)."""
+    import dataclasses
+
+    from train.config import default_config
+    from train.run import train
+
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    config = dataclasses.replace(
+        default_config("lost_heir"),
+        timesteps=2048,
+        n_envs=16,
+        n_steps=64,
+        batch_size=512,
+        snapshot_every=1024,
+        checkpoint_every=2048,
+        eval_games=0,
+        arena_games=0,
+        progress=False,
+    )
+    train(config, run)
+    return run
+
+
+def test_a_whole_game_against_a_trained_policy(tiny_ppo_run):
+    args = ("lost_heir", "--max-hands", "1", "--seed", "4", "--opponents", f"ppo:{tiny_ppo_run}")
+    session = Session(*args, "--partner", "random")
+    transcript = play_through(session, "north> ")
+    code, _, stderr = session.finish()
+    assert code == 0, stderr
+    assert f"  east: ppo:{tiny_ppo_run} (opponent)" in transcript
+    assert "  south: random (partner)" in transcript
+    assert "Result: " in transcript and "not accepted" not in transcript

@@ -67,6 +67,9 @@ class GameCore:
     in every combination. The single source for both."""
     keyword_defaults: dict[str, Any]
     """Every keyword of ``raw_env`` besides ``render_mode``, with its default."""
+    render_rgb: Callable[[Any, int | None], np.ndarray] | None = None
+    """The table as an ``(H, W, 3)`` uint8 picture, seen by a seat (None: the referee's
+    view), for ``render_mode="rgb_array"``; None for a game without pictures."""
 
     @property
     def n_seats(self) -> int:

@@ -30,7 +30,8 @@ reward="win")``
 * ``max_moves``: the turn limit, in single moves of the play phase (both players together);
   reaching it without a winner is a draw.
 * ``render_mode``: ``None``, ``"ansi"`` (the board as text, from the side of the agent to
-  act) or ``"human"`` (printed).
+  act), ``"human"`` (printed) or ``"rgb_array"`` (the board as an ``(H, W, 3)`` uint8
+  picture); ``env.unwrapped.render_view`` chooses another side or ``"referee"``.
 * ``reward``: ``"win"`` only.
 
 Action space

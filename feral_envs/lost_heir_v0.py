@@ -21,11 +21,13 @@ Observation space    ``Dict(observation=Box(-inf, inf, (743,), float32),
 
 Arguments
 ---------
-``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
-(prints it). ``reward``: ``"win"`` (default) or ``"points"``. ``target_score``: int >= 1,
-default 40. ``take_a_lead``: ``"after_first_trick"`` (default: only the declarer's opening
-lead cannot be handed over) or ``"after_second_trick"`` (the first trick's winner cannot hand
-it over either). ``max_hands``: int >= 1, default 100, the truncation cap (thrown-in hands
+``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text), ``"human"``
+(prints it) or ``"rgb_array"`` (the table as an ``(H, W, 3)`` uint8 picture); the view is the
+agent to act's unless ``env.unwrapped.render_view`` names another agent or ``"referee"``.
+``reward``: ``"win"`` (default) or ``"points"``. ``target_score``: int >= 1, default 40.
+``take_a_lead``: ``"after_first_trick"`` (default: only the declarer's opening lead cannot be
+handed over) or ``"after_second_trick"`` (the first trick's winner cannot hand it over
+either). ``max_hands``: int >= 1, default 100, the truncation cap (thrown-in hands
 count). Bad values raise ``ValueError``.
 
 Action space

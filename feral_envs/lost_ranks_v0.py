@@ -29,8 +29,10 @@ Arguments
   ``"master_of_spies"`` +2 only to the army of the Trump Card's colour, 0 to the other;
   ``"turncoat"`` +2 to the Trump Card's colour, +1 to the other.
 * ``reward``: ``"win"`` or ``"points"`` (see Rewards).
-* ``render_mode``: ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
-  (printed after every step).
+* ``render_mode``: ``"ansi"`` (``render()`` returns the table as text), ``"human"``
+  (printed after every step) or ``"rgb_array"`` (the table as an ``(H, W, 3)`` uint8
+  picture); the view is the agent to act's unless ``env.unwrapped.render_view`` names another
+  agent or ``"referee"``.
 
 ``raw_env`` takes the same arguments; ``env`` is ``raw_env`` inside PettingZoo's
 ``OrderEnforcingWrapper`` only (``raw_env`` checks every action itself).

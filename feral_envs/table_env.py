@@ -100,6 +100,8 @@ class TableEnv(AECEnv):
     ) -> None:
         super().__init__()
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        if render_mode == "rgb_array" and core.render_rgb is None:
+            raise ValueError(f"{core.name} has no pictures: render_mode='rgb_array' is not offered")
         check_choice("reward", reward, core.keyword_choices["reward"])
         self.core = core
         self.config = core.make_config(**keywords)
@@ -300,17 +302,44 @@ class TableEnv(AECEnv):
                 rewards[a] = 0.0
             self._rewards_zero = True
 
-    def render(self) -> str | None:
-        """``ansi``: the table as text for the agent to act; ``human``: print it."""
+    _render_view: str | None = None
+
+    @property
+    def render_view(self) -> str | None:
+        """Whose view ``render`` shows: None (default) the agent to act (the referee once the
+        game is over), an agent name for that agent's view, or ``"referee"`` for everything.
+        Setting anything else raises ``ValueError``."""
+        return self._render_view
+
+    @render_view.setter
+    def render_view(self, view: str | None) -> None:
+        if view is not None and view != "referee" and view not in self._agent_seat:
+            raise ValueError(
+                f"render_view={view!r} is not allowed; choose None, 'referee' or an agent: "
+                + ", ".join(self.possible_agents)
+            )
+        self._render_view = view
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the table as text; ``human``: print it; ``rgb_array``: the table as an
+        ``(H, W, 3)`` uint8 picture. Seen as ``render_view`` says (default: the agent to act)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        seat = self._agent_seat[self.agent_selection] if self.agents else None
+        seat = self._view_seat()
+        if self.render_mode == "rgb_array":
+            return self.core.render_rgb(self.state, seat)
         text = self.core.render_ansi(self.state, seat)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _view_seat(self) -> int | None:
+        view = self._render_view
+        if view is None:
+            return self._agent_seat[self.agent_selection] if self.agents else None
+        return None if view == "referee" else self._agent_seat[view]
 
     def close(self) -> None:
         pass
@@ -338,6 +367,15 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.agent_selection
+
+    @property
+    def render_view(self) -> str | None:
+        """The raw env's ``render_view``: readable and settable through the wrapper."""
+        return self.env.render_view
+
+    @render_view.setter
+    def render_view(self, view: str | None) -> None:
+        self.env.render_view = view
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:

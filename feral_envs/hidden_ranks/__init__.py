@@ -5,6 +5,7 @@ from __future__ import annotations
 from feral_envs.core import GameCore
 
 from . import encoding, rules
+from .picture import render_rgb
 from .render import render_ansi
 
 CORE = GameCore(
@@ -26,6 +27,7 @@ CORE = GameCore(
     action_to_string=encoding.action_to_string,
     string_to_action=encoding.string_to_action,
     render_ansi=render_ansi,
+    render_rgb=render_rgb,
     reset_options=("setup", "position", "to_move"),
     keyword_choices={"mode": rules.MODES, "setup": rules.SETUPS, "reward": ("win",)},
     keyword_defaults={"mode": "full", "setup": "choose", "max_moves": 2000, "reward": "win"},

@@ -19,13 +19,13 @@ class raw_env(TableEnv):
             ``"random"`` (random setups drawn at ``reset``).
         max_moves: turn limit in single moves of the play phase; reaching it is a draw
             (a termination: the limit is a rule of the game).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         reward: ``"win"`` only: +1 win, -1 loss, 0 draw, at the end.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "hidden_ranks_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
     }
 

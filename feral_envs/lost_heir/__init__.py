@@ -8,6 +8,7 @@ import numpy as np
 
 from feral_envs.core import GameCore
 from feral_envs.lost_heir import encoding, rules
+from feral_envs.lost_heir.picture import render_rgb
 from feral_envs.lost_heir.render import render_ansi
 
 CORE = GameCore(
@@ -29,6 +30,7 @@ CORE = GameCore(
     action_to_string=encoding.action_to_string,
     string_to_action=encoding.string_to_action,
     render_ansi=render_ansi,
+    render_rgb=render_rgb,
     reset_options=rules.RESET_OPTIONS,
     keyword_choices={
         "reward": ("win", "points"),

@@ -6,6 +6,7 @@ import numpy as np
 
 from feral_envs.core import GameCore
 from feral_envs.lost_ranks import encoding, render, rules
+from feral_envs.lost_ranks.picture import render_rgb
 
 CORE = GameCore(
     name="lost_ranks",
@@ -26,6 +27,7 @@ CORE = GameCore(
     action_to_string=encoding.action_to_string,
     string_to_action=encoding.string_to_action,
     render_ansi=render.render_ansi,
+    render_rgb=render_rgb,
     reset_options=rules.RESET_OPTIONS,
     keyword_choices={"reward": ("win", "points"), "variant": rules.VARIANTS},
     keyword_defaults={"reward": "win", "variant": "standard"},

@@ -13,7 +13,7 @@ class raw_env(TableEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "lost_ranks_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
     }
 

@@ -167,7 +167,7 @@ def test_human_render_prints(capsys):
         ({"max_moves": True}, "max_moves=True"),
         ({"max_moves": 1.5}, "max_moves=1.5"),
         ({"reward": "points"}, "reward='points'"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb_arrays"}, "render_mode"),
     ],
 )
 def test_bad_keywords(keywords, message):

@@ -48,7 +48,7 @@ def test_make_and_metadata():
         ({"target_score": True}, "target_score"),
         ({"max_hands": 0}, "max_hands"),
         ({"max_hands": "5"}, "max_hands"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb_arrays"}, "render_mode"),
     ],
 )
 def test_bad_keywords(keywords, named):

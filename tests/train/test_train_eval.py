@@ -1,5 +1,3 @@
-
-
 def test_match_elo_interval_is_open_at_a_perfect_score():
     import math
 

@@ -47,20 +47,11 @@ import feral_envs
 from agents.base import Policy
 from agents.elo import fit_ratings, score_matrix
 from agents.registry import known_specs, load_policy
+from feral_envs.cli import add_game_keywords, game_keywords
 
 RECORD_FORMAT = 1
 """Version of the record lines' layout (``"format"`` in each line)."""
 RECORD_FILE = "records.jsonl"
-GAME_KEYWORDS = (
-    "variant",
-    "mode",
-    "setup",
-    "target_score",
-    "take_a_lead",
-    "max_hands",
-    "max_moves",
-)
-"""Game keywords the command line offers (each game takes some of them)."""
 
 
 class ArenaError(ValueError):
@@ -708,10 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="bootstrap replicates for the intervals (default 1000)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    keywords = parser.add_argument_group("game keywords (as the game's env takes them)")
-    for name in GAME_KEYWORDS:
-        kind = int if name.startswith(("max_", "target_")) else str
-        keywords.add_argument("--" + name.replace("_", "-"), dest=name, type=kind)
+    add_game_keywords(parser, "game keywords (as the game's env takes them)")
     return parser
 
 
@@ -721,9 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.resume and not args.out:
         parser.error("--resume needs the --out folder of the run to continue")
     out = args.out or f"arena_runs/{args.game}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    keywords = {
-        name: getattr(args, name) for name in GAME_KEYWORDS if getattr(args, name) is not None
-    }
+    keywords = game_keywords(args)
     try:
         arena = Arena(args.game, args.agents, args.games, args.seed, out, args.resume, keywords)
         if args.bootstrap < 0:

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import feral_envs
+from feral_envs.cli import add_game_keywords, game_keywords
 
 COMMANDS = "help (legal actions), show (the table again), quit"
 SETUP_SHORTCUTS = ("random", "bot")
@@ -395,8 +396,6 @@ def _is_terminal(stream: Any) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agents.arena import GAME_KEYWORDS
-
     parser = argparse.ArgumentParser(
         prog="python -m feral_envs.play",
         description="Play a game in the terminal against bots (docs/play.md).",
@@ -415,19 +414,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="card games: your partner's policy spec (default as for --opponents)",
     )
     parser.add_argument("--seed", type=int, help="game seed (default: drawn and printed)")
-    keywords = parser.add_argument_group("game keywords (as the game's env takes them)")
-    for name in GAME_KEYWORDS:
-        kind = int if name.startswith(("max_", "target_")) else str
-        keywords.add_argument("--" + name.replace("_", "-"), dest=name, type=kind)
+    add_game_keywords(parser, "game keywords (as the game's env takes them)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agents.arena import GAME_KEYWORDS
-
     parser = build_parser()
     args = parser.parse_args(argv)
-    keywords = {k: getattr(args, k) for k in GAME_KEYWORDS if getattr(args, k) is not None}
+    keywords = game_keywords(args)
     try:
         feral_envs.env_module(args.game)
         game = args.game.removesuffix("_v0")

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 import feral_envs
+from feral_envs.cli import add_game_keywords, game_keywords
 
 VIEWS_HELP = "'referee' (everything), an agent name, or 'acting' (the agent to act)"
 PILLOW_MISSING = (
@@ -326,8 +327,6 @@ def _live_policies(game: str, specs: Sequence[str], keywords: dict[str, Any], ra
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agents.arena import GAME_KEYWORDS
-
     parser = argparse.ArgumentParser(
         prog="python -m feral_envs.recording",
         description="Save a game's pictures as an animated GIF or numbered PNGs: an arena "
@@ -353,10 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-frames", type=int, default=500, help="at most this many frames (default 500)"
     )
-    keywords = parser.add_argument_group("game keywords with --game (as the game's env takes)")
-    for name in GAME_KEYWORDS:
-        kind = int if name.startswith(("max_", "target_")) else str
-        keywords.add_argument("--" + name.replace("_", "-"), dest=name, type=kind)
+    add_game_keywords(parser, "game keywords with --game (as the game's env takes)")
     return parser
 
 
@@ -385,9 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _frames(args: argparse.Namespace) -> Iterator[np.ndarray]:
-    from agents.arena import GAME_KEYWORDS
 
-    keywords = {k: getattr(args, k) for k in GAME_KEYWORDS if getattr(args, k) is not None}
+    keywords = game_keywords(args)
     if args.record is not None:
         if keywords or args.policies:
             raise ValueError("a replayed record brings its own game keywords and policies")

@@ -149,3 +149,16 @@ def test_order_is_enforced_before_reset(game):
     for name in ("agents", "agent_selection", "rewards"):
         with pytest.raises(AttributeError, match="before reset"):
             getattr(env, name)
+
+
+@pytest.mark.parametrize("game", game_params())
+def test_core_keyword_table_matches_the_env_signature(game):
+    """CORE.keyword_defaults/choices (what the CLIs and these tests use) agree with raw_env."""
+    import inspect
+
+    core = core_of(game)
+    params = inspect.signature(feral_envs.env_module(game).raw_env.__init__).parameters
+    signature = {n: p.default for n, p in params.items() if n not in ("self", "render_mode")}
+    assert signature == core.keyword_defaults
+    for keyword, allowed in core.keyword_choices.items():
+        assert allowed[0] == core.keyword_defaults[keyword], f"{keyword}: default first"

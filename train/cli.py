@@ -121,6 +121,8 @@ def _group_of(name: str) -> str:
         "weight_heuristic",
         "weight_random",
         "opponent_deterministic",
+        "imitation_decisions",
+        "imitation_epochs",
     ):
         return "pool"
     return "ppo"

@@ -75,6 +75,11 @@ class TrainConfig:
     """Chance that a game's opponents play uniformly random legal actions."""
     opponent_deterministic: bool = False
     """Snapshots play their most likely action instead of sampling from their policy."""
+    imitation_decisions: int = 0
+    """Warm start: clone this many decisions of the heuristic bot (playing both sides) into
+    the network before PPO starts (0: start from scratch; see train/imitate.py)."""
+    imitation_epochs: int = 4
+    """Passes over the heuristic's decisions when cloning them."""
     checkpoint_every: int = 100_000
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
     eval_every: int = 500_000
@@ -111,11 +116,12 @@ class TrainConfig:
             "snapshot_every",
             "pool_size",
             "checkpoint_every",
+            "imitation_epochs",
         )
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
-        for name in ("eval_games", "arena_games", "arena_snapshots"):
+        for name in ("eval_games", "arena_games", "arena_snapshots", "imitation_decisions"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
         if self.rollout_size % self.batch_size:

@@ -252,6 +252,54 @@ class Trainer:
             verbose=0,
         )
         self.model.set_logger(self._logger())
+        if c.imitation_decisions:
+            self.imitate()
+
+    def imitate(self) -> None:
+        """Clone the heuristic bot into the fresh network (``train/imitate.py``); the fit is
+        logged under ``imitation/`` at step 0 and printed."""
+        from train.imitate import collect_demonstrations, pretrain
+
+        c = self.config
+        if self.pool.heuristic is None:
+            raise ValueError(f"--imitation-decisions needs a heuristic bot; {c.game} has none")
+        data = collect_demonstrations(
+            self.core,
+            c.keywords,
+            heuristic_opponent(c.game, c.keywords),
+            heuristic_opponent(c.game, c.keywords),
+            c.imitation_decisions,
+            n_envs=c.n_envs,
+            points_scale=c.points_scale,
+            win_reward=c.win_reward,
+            gamma=c.gamma,
+            seed=c.seed + 4,
+        )
+        stats = pretrain(
+            self.model.policy,
+            data,
+            epochs=c.imitation_epochs,
+            batch_size=c.batch_size,
+            vf_coef=c.vf_coef,
+            max_grad_norm=c.max_grad_norm,
+            seed=c.seed + 5,
+        )
+        logger = self.model.logger
+        logger.record("imitation/decisions", len(data))
+        logger.record("imitation/games", data.games)
+        logger.record("imitation/collect_seconds", data.seconds)
+        logger.record("imitation/fit_seconds", stats.seconds)
+        logger.record("imitation/policy_loss", stats.policy_loss)
+        logger.record("imitation/value_loss", stats.value_loss)
+        logger.record("imitation/accuracy", stats.accuracy)
+        logger.dump(0)
+        print(
+            f"imitation: {len(data):,} heuristic decisions ({data.games} games, "
+            f"{data.seconds:.0f} s), {stats.epochs} epochs ({stats.seconds:.0f} s): "
+            f"agrees with the heuristic on {stats.accuracy:.1%} of {stats.held_out:,} "
+            "held-out decisions",
+            file=sys.stderr,
+        )
 
     def restore(self) -> None:
         """Continue the run in ``run_dir`` from its checkpoint, exactly (module doc)."""

@@ -1,0 +1,104 @@
+"""The imitation warm start (``train/imitate.py``, ``--imitation-decisions``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from test_cli import cli
+from test_smoke import TINY
+
+from feral_envs.lost_heir import CORE as LOST_HEIR
+from train.config import TrainConfig
+from train.imitate import _compact, collect_demonstrations, pretrain
+from train.pool import RandomOpponent
+from train.run import Trainer, heuristic_opponent
+
+
+def demonstrations(decisions=3000, **kw):
+    args = {"n_envs": 16, "points_scale": 0.0, "win_reward": 1.0, "gamma": 1.0, "seed": 3}
+    args.update(kw)
+    return collect_demonstrations(
+        LOST_HEIR,
+        {},
+        heuristic_opponent("lost_heir", {}),
+        args.pop("opponent", None) or heuristic_opponent("lost_heir", {}),
+        decisions,
+        **args,
+    )
+
+
+def test_demonstrations_are_legal_whole_games_with_the_side_s_own_result():
+    # The heuristic against random wins nearly every game: with gamma 1 and only the game's
+    # result as reward, every decision's return is that game's result for the teacher's side.
+    data = demonstrations(opponent=RandomOpponent())
+    assert len(data) >= 3000 and data.games >= 10
+    assert data.masks[np.arange(len(data)), data.actions].all()
+    assert set(np.unique(data.returns).tolist()) <= {-1.0, 0.0, 1.0}
+    assert (data.returns == 1.0).mean() > 0.9
+
+
+def test_observations_are_stored_as_float16_only_where_that_is_exact():
+    flags = np.array([[0.0, 1.0, 40.0, -12.0]], dtype=np.float32)
+    assert _compact(flags).dtype == np.float16
+    fractions = np.array([[0.0, 0.1]], dtype=np.float32)  # 0.1 is not a float16
+    kept = _compact(fractions)
+    assert kept.dtype == np.float32 and np.array_equal(kept, fractions)
+
+
+def test_returns_are_discounted_from_each_decision_to_the_game_s_end():
+    data = demonstrations(decisions=500, gamma=0.5, opponent=RandomOpponent())
+    # Only the game's end pays: a return is +-0.5**k with k the decisions left after it, so
+    # each game ends on a return of +-1 and the returns halve going back from there.
+    ends = np.flatnonzero(np.abs(data.returns) == 1.0)
+    assert len(ends) == data.games
+    start = 0
+    for end in ends:
+        game = data.returns[start : end + 1]
+        assert np.allclose(game[:-1], game[1:] * 0.5)
+        start = end + 1
+
+
+def test_pretraining_makes_the_network_agree_with_the_teacher(tmp_path):
+    config = TrainConfig(n_envs=16, n_steps=64, batch_size=256, progress=False, eval_games=0)
+    trainer = Trainer(config, tmp_path / "run")
+    trainer.start()
+    data = demonstrations(decisions=6000)
+    kw = {"batch_size": 256, "vf_coef": 0.5, "max_grad_norm": 0.5, "seed": 0}
+    before = pretrain(trainer.model.policy, data, epochs=0, **kw)
+    after = pretrain(trainer.model.policy, data, epochs=5, **kw)
+    assert after.held_out == before.held_out == len(data) // 10
+    assert after.accuracy > before.accuracy + 0.1  # measured: 0.48 -> 0.69
+    assert np.isnan(before.policy_loss) and np.isfinite(after.policy_loss)
+
+
+def test_a_run_with_imitation_logs_it(tmp_path):
+    run = tmp_path / "run"
+    out = cli(
+        "lost_heir",
+        "--timesteps",
+        "256",
+        "--imitation-decisions",
+        "600",
+        "--imitation-epochs",
+        "2",
+        "--out",
+        str(run),
+        *TINY,
+        "--arena-games",  # after TINY: the last value given wins
+        "0",
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "agrees with the heuristic on" in out.stderr
+    first = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
+    assert first["step"] == 0 and first["imitation/decisions"] >= 600
+    assert 0.0 <= first["imitation/accuracy"] <= 1.0
+
+
+@pytest.mark.parametrize("value", ["-1", "x"])
+def test_bad_imitation_settings_are_refused(value):
+    out = cli("lost_heir", "--imitation-decisions", value)
+    assert out.returncode == 2
+    assert "imitation-decisions" in out.stderr

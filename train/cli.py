@@ -123,6 +123,7 @@ def _group_of(name: str) -> str:
         "opponent_deterministic",
         "imitation_decisions",
         "imitation_epochs",
+        "imitation_learning_rate",
     ):
         return "pool"
     return "ppo"

@@ -80,6 +80,8 @@ class TrainConfig:
     the network before PPO starts (0: start from scratch; see train/imitate.py)."""
     imitation_epochs: int = 4
     """Passes over the heuristic's decisions when cloning them."""
+    imitation_learning_rate: float = 1e-3
+    """Adam step size while cloning (PPO's --learning-rate applies afterwards)."""
     checkpoint_every: int = 100_000
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
     eval_every: int = 500_000

@@ -279,6 +279,7 @@ class Trainer:
             self.model.policy,
             data,
             epochs=c.imitation_epochs,
+            learning_rate=c.imitation_learning_rate,
             batch_size=c.batch_size,
             vf_coef=c.vf_coef,
             max_grad_norm=c.max_grad_norm,

@@ -258,6 +258,7 @@ def run_arena(
     progress: bool = True,
     resume: bool = False,
     n_bootstrap: int = 1000,
+    anchor: str | None = None,
     **env_kwargs: Any,
 ) -> dict[str, Any]:
     """Play the duplicate round robin of ``agents`` on ``game`` and rate them.
@@ -268,7 +269,10 @@ def run_arena(
     ``games`` is the number of games per pair (positive and even: each deal is played
     twice). ``env_kwargs`` are the game's keywords (``variant="turncoat"``, ``max_hands=50``,
     …). With ``out`` the record and the reports are written there; ``resume`` continues the
-    record found there (without it an existing record is an error). Bad input raises
+    record found there (without it an existing record is an error). Ratings are relative to
+    ``anchor`` (an agent's name; default ``random`` where it plays, else the first agent):
+    anchored at ``heuristic``, an agent's interval says directly whether it is stronger than
+    the heuristic bot, even when both beat ``random`` in every game. Bad input raises
     ``ArenaError`` (a ``ValueError``) or ``FileNotFoundError`` before any game is played.
 
     Returns a dict with:
@@ -281,7 +285,7 @@ def run_arena(
     * ``game``, ``options``, ``agents`` (names), ``specs`` (``{name: spec}``), ``anchor``,
       ``games_per_pair``, ``seed`` and ``files`` (paths written, by kind).
     """
-    arena = Arena(game, agents, games, seed, out, resume, env_kwargs)
+    arena = Arena(game, agents, games, seed, out, resume, env_kwargs, anchor)
     return arena.run(progress=progress, n_bootstrap=n_bootstrap)
 
 
@@ -298,6 +302,7 @@ class Arena:
         out: str | Path | None = None,
         resume: bool = False,
         env_kwargs: dict[str, Any] | None = None,
+        anchor: str | None = None,
     ) -> None:
         self.game = _check_game(game)
         self.specs = parse_agents(agents)
@@ -340,6 +345,12 @@ class Arena:
         self.plan = schedule(self.agents, games)
         randoms = [name for name, spec in self.specs.items() if spec == "random"]
         self.anchor = "random" if "random" in randoms else (randoms or self.agents)[0]
+        if anchor is not None:
+            if anchor not in self.specs:
+                raise ArenaError(
+                    f"--anchor {anchor!r} is not one of the agents: {', '.join(self.agents)}"
+                )
+            self.anchor = anchor
 
     def run(self, progress: bool = True, n_bootstrap: int = 1000) -> dict[str, Any]:
         """Play the games not yet recorded, then rate (see :func:`run_arena`)."""
@@ -698,6 +709,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1000,
         help="bootstrap replicates for the intervals (default 1000)",
     )
+    parser.add_argument(
+        "--anchor",
+        metavar="NAME",
+        help="the agent rated 0, the others relative to it (default: random if it plays, "
+        "else the first agent)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_game_keywords(parser, "game keywords (as the game's env takes them)")
     return parser
@@ -711,7 +728,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or f"arena_runs/{args.game}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     keywords = game_keywords(args)
     try:
-        arena = Arena(args.game, args.agents, args.games, args.seed, out, args.resume, keywords)
+        arena = Arena(
+            args.game, args.agents, args.games, args.seed, out, args.resume, keywords, args.anchor
+        )
         if args.bootstrap < 0:
             raise ArenaError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     except (ValueError, FileNotFoundError) as error:

@@ -170,6 +170,16 @@ def test_anchor_is_the_first_agent_without_random(toys, extra_specs):
     assert report["anchor"] == "other" and report["ratings"]["other"][0] == 0
 
 
+def test_a_chosen_anchor_rates_the_others_relative_to_it(toys):
+    kw = {"progress": False, "n_bootstrap": 200}
+    default = run_arena("toy_duel", ["random", "heuristic"], 60, **kw)
+    report = run_arena("toy_duel", ["random", "heuristic"], 60, anchor="heuristic", **kw)
+    assert report["anchor"] == "heuristic" and report["ratings"]["heuristic"] == (0.0, 0.0, 0.0)
+    elo, low, high = report["ratings"]["random"]
+    assert elo == pytest.approx(-default["ratings"]["heuristic"][0])  # same games, same fit
+    assert low < elo < high < 0
+
+
 def test_reports_are_written(toys, tmp_path):
     report = run_arena(
         "toy_duel", ["random", "heuristic"], 6, out=tmp_path / "run", progress=False, n_bootstrap=50

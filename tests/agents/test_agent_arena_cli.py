@@ -91,6 +91,10 @@ def test_a_run_prints_and_writes_the_leaderboard(tmp_path):
             ["toy_cards", "--agents", "random", "heuristic", "--games", 2, "--variant", "odd"],
             "variant='odd' is not allowed",
         ),
+        (
+            ["toy_duel", "--agents", "random", "heuristic", "--games", 2, "--anchor", "hero"],
+            "--anchor 'hero' is not one of the agents: random, heuristic",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, arguments, message):

@@ -550,7 +550,7 @@ class Trainer:
         if not c.arena_games or c.game not in feral_envs.GAMES:
             return None
         try:
-            from agents.arena import leaderboard_table, run_arena
+            from agents.arena import leaderboard_table, run_arena, summarize
         except ImportError:
             print("arena skipped: agents.arena is not installed", file=sys.stderr)
             return None
@@ -565,13 +565,23 @@ class Trainer:
             **c.keywords,
         )
         table = leaderboard_table(report)
-        (self.run_dir / "leaderboard.md").write_text(table)
         board = {
             "leaderboard": report["leaderboard"],
             "specs": report["specs"],
             "anchor": report["anchor"],
             "games_per_pair": report["games_per_pair"],
         }
+        if "heuristic" in report["agents"] and report["anchor"] != "heuristic":
+            # The same games rated relative to the heuristic: whether the final policy is
+            # stronger than the bot, even when both beat random in every game (docs/arena.md).
+            relative = {
+                **report,
+                **summarize(report["records"], report["agents"], "heuristic", 1000, c.seed),
+                "anchor": "heuristic",
+            }
+            table += "\n" + leaderboard_table(relative)
+            board["leaderboard_vs_heuristic"] = relative["leaderboard"]
+        (self.run_dir / "leaderboard.md").write_text(table)
         (self.run_dir / "leaderboard.json").write_text(json.dumps(board, indent=1) + "\n")
         print(table)
         return report

@@ -58,6 +58,10 @@ def test_train_a_few_hundred_steps_then_play_it_in_the_arena(core, tmp_path):
     assert meta["step"] == 512 and meta["game"] == game
     board = json.loads((run / "leaderboard.json").read_text())
     assert {row["agent"] for row in board["leaderboard"]} >= {"final", "random"}
+    relative = {row["agent"]: row for row in board["leaderboard_vs_heuristic"]}
+    assert relative["heuristic"]["elo"] == 0 and set(relative) == {
+        r["agent"] for r in board["leaderboard"]
+    }
     assert "| final |" in (run / "leaderboard.md").read_text()
     # The checkpoint as an arena player: every action it picks is legal (env raises if not).
     keywords = FAST_KEYWORDS[game]

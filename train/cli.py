@@ -121,6 +121,7 @@ def _group_of(name: str) -> str:
         "weight_heuristic",
         "weight_random",
         "opponent_deterministic",
+        "init_from",
         "imitation_decisions",
         "imitation_epochs",
         "imitation_learning_rate",
@@ -196,7 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     config.__post_init__()
     try:
         config.check()
-        game_core(game).make_config(**config.keywords)
+        core = game_core(game)
+        core.make_config(**config.keywords)
+        if config.init_from:
+            from train.policy import read_start_weights
+
+            read_start_weights(config.init_from, core, config.trunk, config.heads)
     except ValueError as error:
         return fail(str(error))
     return run(config, args.get("out"), resume_run=False)

@@ -75,6 +75,9 @@ class TrainConfig:
     """Chance that a game's opponents play uniformly random legal actions."""
     opponent_deterministic: bool = False
     """Snapshots play their most likely action instead of sampling from their policy."""
+    init_from: str = ""
+    """Start from the network of this policy file or run directory (a checkpoint: policy and
+    value; a snapshot: policy only) instead of a fresh one, to fine-tune it ("": fresh)."""
     imitation_decisions: int = 0
     """Warm start: clone this many decisions of the heuristic bot (playing both sides) into
     the network before PPO starts (0: start from scratch; see train/imitate.py)."""
@@ -136,6 +139,8 @@ class TrainConfig:
                 "opponent weights must be >= 0 with weight_random + "
                 "weight_snapshots > 0 (the heuristic may be missing)"
             )
+        if self.init_from and self.imitation_decisions:
+            raise ValueError("give --init-from or --imitation-decisions, not both")
         for name in ("trunk", "heads"):
             sizes = getattr(self, name)
             if sizes and min(sizes) < 1:

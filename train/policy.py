@@ -233,8 +233,11 @@ def resolve_path(path: str | os.PathLike) -> Path:
     return p
 
 
-def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP, dict[str, Any]]:
-    """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not."""
+def read_policy_weights(
+    path: str | os.PathLike, core: GameCore
+) -> tuple[dict[str, torch.Tensor], dict[str, Any], Path]:
+    """The weights (a state dict), metadata and resolved path of a policy file for ``core``;
+    :class:`CheckpointError` if it is not one (see the module doc)."""
     p = resolve_path(path)
     what = f"{p} is not a Feral Envs PPO checkpoint"
     try:
@@ -272,7 +275,13 @@ def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP,
         ) from None
     if not isinstance(weights, dict):
         raise CheckpointError(f"{what} ({WEIGHTS_ENTRY} holds no state dict)")
-    actor = ActorMLP({k: v.numpy() for k, v in weights.items() if isinstance(v, torch.Tensor)})
+    return {k: v for k, v in weights.items() if isinstance(v, torch.Tensor)}, meta, p
+
+
+def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP, dict[str, Any]]:
+    """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not."""
+    weights, meta, p = read_policy_weights(path, core)
+    actor = ActorMLP({k: v.numpy() for k, v in weights.items()})
     n_obs = int(np.prod(core.obs_shape))
     if actor.n_inputs != n_obs or actor.n_actions != core.n_actions:
         raise CheckpointError(
@@ -280,6 +289,24 @@ def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP,
             f"{core.name} has {n_obs} and {core.n_actions}"
         )
     return actor, meta
+
+
+def read_start_weights(
+    path: str | os.PathLike, core: GameCore, trunk: tuple[int, ...], heads: tuple[int, ...]
+) -> dict[str, torch.Tensor]:
+    """The weights a run given ``--init-from PATH`` starts from: a policy file of ``core``
+    whose network has the run's ``trunk`` and ``heads`` (:class:`CheckpointError` if not).
+    A checkpoint's ``model.zip`` holds the value head too; a snapshot holds the policy only
+    (the value head then starts fresh)."""
+    weights, meta, p = read_policy_weights(path, core)
+    given = (tuple(meta.get("trunk", ())), tuple(meta.get("heads", ())))
+    if given != (tuple(trunk), tuple(heads)):
+        raise CheckpointError(
+            f"{p} has a network with trunk {list(given[0])} and heads {list(given[1])}; this "
+            f"run builds trunk {list(trunk)} and heads {list(heads)}: give --trunk "
+            f"{' '.join(map(str, given[0]))} --heads {' '.join(map(str, given[1]))}"
+        )
+    return weights
 
 
 class PPOPolicy:

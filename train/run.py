@@ -49,7 +49,14 @@ import feral_envs
 from feral_envs.core import GameCore
 from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
-from train.policy import ActorMLP, add_meta, policy_kwargs, policy_meta, write_policy_file
+from train.policy import (
+    ActorMLP,
+    add_meta,
+    policy_kwargs,
+    policy_meta,
+    read_start_weights,
+    write_policy_file,
+)
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
@@ -252,6 +259,9 @@ class Trainer:
             verbose=0,
         )
         self.model.set_logger(self._logger())
+        if c.init_from:
+            weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads)
+            self.model.policy.load_state_dict(weights, strict=False)
         if c.imitation_decisions:
             self.imitate()
 

@@ -46,6 +46,11 @@ def test_help_lists_games_and_the_games_keywords():
         (("lost_heir", "--timesteps", "many"), "invalid int value: 'many'"),
         (("lost_heir", "--batch-size", "1000"), "must divide n_steps * n_envs"),
         (("lost_heir", "--resume", "/nonexistent/run"), "no readable config.json"),
+        (("lost_heir", "--init-from", "/no/such.zip"), "/no/such.zip: no such file"),
+        (
+            ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
+            "give --init-from or --imitation-decisions, not both",
+        ),
     ],
 )
 def test_bad_command_lines_exit_2_with_a_clear_message(args, message):

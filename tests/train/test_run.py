@@ -11,8 +11,8 @@ from sb3_contrib import MaskablePPO
 from toy_core import TOY4
 
 from train.config import TrainConfig
-from train.policy import read_policy_file
-from train.run import Interrupted, ResumeError, remap_key, train
+from train.policy import ActorMLP, CheckpointError, read_policy_file
+from train.run import Interrupted, ResumeError, Trainer, remap_key, train
 from train.vec_env import SelfPlayVecEnv
 
 
@@ -144,3 +144,28 @@ def test_quick_eval_rating_is_finite_and_ordered(tmp_path):
     trainer = train(config(timesteps=1024, eval_games=40), tmp_path / "run", core=TOY4)
     elo, low, high = trainer.last_rating
     assert low <= elo <= high and np.isfinite([elo, low, high]).all()
+
+
+def test_a_run_can_start_from_another_run_s_network(tmp_path):
+    train(config(timesteps=1024), tmp_path / "a", core=TOY4)
+    _, trained = params(tmp_path / "a")
+    second = Trainer(config(init_from=str(tmp_path / "a")), tmp_path / "b", core=TOY4)
+    second.start()
+    now = second.model.policy.state_dict()
+    assert all(torch.equal(now[k], trained[k]) for k in trained)  # policy and value
+    # A snapshot holds the policy only: that is taken, the value head starts fresh.
+    snapshot = sorted((tmp_path / "a" / "pool").glob("*.zip"))[0]
+    third = Trainer(config(init_from=str(snapshot)), tmp_path / "c", core=TOY4)
+    third.start()
+    x = np.random.default_rng(0).random((6, *TOY4.obs_shape)).astype(np.float32)
+    actor, _ = read_policy_file(snapshot, TOY4)
+    assert np.allclose(ActorMLP.from_policy(third.model.policy).logits(x), actor.logits(x))
+    value = "value_net.weight"
+    assert not torch.equal(third.model.policy.state_dict()[value], trained[value])
+
+
+def test_a_start_network_of_other_sizes_is_refused(tmp_path):
+    train(config(timesteps=512), tmp_path / "a", core=TOY4)
+    other = config(trunk=(32,), init_from=str(tmp_path / "a"))
+    with pytest.raises(CheckpointError, match="give --trunk 16 --heads 8"):
+        Trainer(other, tmp_path / "b", core=TOY4).start()

@@ -114,6 +114,13 @@ class JsonLinesFormat(KVWriter):
         self.file.close()
 
 
+def rating_text(elo: float, low: float, high: float) -> str:
+    """``+176 [+152, +202]``; an open end as the arena shows it: ``+1161 [+807, inf)``."""
+    left = "(-inf" if math.isinf(low) else f"[{low:+.0f}"
+    right = "inf)" if math.isinf(high) else f"{high:+.0f}]"
+    return f"{elo:+.0f} {left}, {right}"
+
+
 def heuristic_opponent(game: str, keywords: dict[str, Any]) -> Opponent | None:
     """The ``agents`` heuristic bot of ``game`` as a pool member, or None where there is none
     (no ``agents`` package, or no heuristic for this game yet)."""
@@ -481,9 +488,7 @@ class Trainer:
         logger.record("charts/pool_snapshots", len(self.pool.snapshots))
         self.results.clear()
         if self.bar is not None and self.last_rating is not None:
-            elo, low, high = self.last_rating
-            right = "inf)" if math.isinf(high) else f"{high:+.0f}]"
-            self.bar.set_postfix_str(f"elo vs random {elo:+.0f} [{low:+.0f}, {right}")
+            self.bar.set_postfix_str(f"elo vs random {rating_text(*self.last_rating)}")
 
     # ------------------------------------------------------------------ the run
 
@@ -532,9 +537,8 @@ class Trainer:
         model.logger.dump(model.num_timesteps)
         model.logger.close()
         if self.last_rating is not None:
-            elo, low, high = self.last_rating
             print(
-                f"quick eval: Elo {elo:+.0f} [{low:+.0f}, {high:+.0f}] against random "
+                f"quick eval: Elo {rating_text(*self.last_rating)} against random "
                 f"({self.config.eval_games} games)",
                 file=sys.stderr,
             )

@@ -90,7 +90,7 @@ def collect_demonstrations(
     )
     rng = np.random.default_rng(seed + 1)
     starts = np.random.default_rng(seed + 2)
-    small = np.issubdtype(core.obs_dtype, np.floating)
+    small = np.dtype(core.obs_dtype) == np.float32  # float16 where exact (module doc)
     data = Demonstrations(
         obs=np.empty((decisions, *core.obs_shape), np.float16 if small else core.obs_dtype),
         masks=np.empty((decisions, core.n_actions), dtype=bool),

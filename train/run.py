@@ -50,7 +50,9 @@ from feral_envs.core import GameCore
 from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
 from train.policy import (
+    ACTOR_PREFIXES,
     ActorMLP,
+    CheckpointError,
     add_meta,
     policy_kwargs,
     policy_meta,
@@ -268,7 +270,13 @@ class Trainer:
         self.model.set_logger(self._logger())
         if c.init_from:
             weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads)
-            self.model.policy.load_state_dict(weights, strict=False)
+            loaded = self.model.policy.load_state_dict(weights, strict=False)
+            missing = [k for k in loaded.missing_keys if k.startswith(ACTOR_PREFIXES)]
+            if loaded.unexpected_keys or missing:
+                raise CheckpointError(
+                    f"{c.init_from}: its weights do not fit this network (missing "
+                    f"{missing[:3]}, unexpected {loaded.unexpected_keys[:3]})"
+                )
         if c.imitation_decisions:
             self.imitate()
 

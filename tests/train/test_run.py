@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -169,3 +171,20 @@ def test_a_start_network_of_other_sizes_is_refused(tmp_path):
     other = config(trunk=(32,), init_from=str(tmp_path / "a"))
     with pytest.raises(CheckpointError, match="give --trunk 16 --heads 8"):
         Trainer(other, tmp_path / "b", core=TOY4).start()
+
+
+def test_a_start_file_whose_weights_do_not_fit_is_refused(tmp_path):
+    train(config(timesteps=1024), tmp_path / "a", core=TOY4)
+    snapshot = sorted((tmp_path / "a" / "pool").glob("*.zip"))[0]
+    with zipfile.ZipFile(snapshot) as archive:
+        meta, raw = archive.read("feral.json"), archive.read("policy.pth")
+    weights = torch.load(io.BytesIO(raw), weights_only=True)
+    weights["extra.weight"] = weights.pop("action_net.weight")  # renamed: would load nothing
+    buffer = io.BytesIO()
+    torch.save(weights, buffer)
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as archive:
+        archive.writestr("feral.json", meta)
+        archive.writestr("policy.pth", buffer.getvalue())
+    with pytest.raises(CheckpointError, match="do not fit this network"):
+        Trainer(config(init_from=str(bad)), tmp_path / "b", core=TOY4).start()

@@ -1,7 +1,8 @@
 """The command line of ``python -m train`` (``train/__main__.py`` runs :func:`main`).
 
 Exit codes: 0 done, 2 bad command line (unknown game, bad option or keyword value,
-unusable ``--resume`` directory), 130 interrupted by Ctrl-C (after writing a checkpoint).
+unusable ``--resume`` directory), 130 interrupted by Ctrl-C, 143 stopped by ``kill`` (SIGTERM);
+both after writing a checkpoint.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,8 @@ Results go to runs/GAME__EXP__SEED__TIME (or --out): TensorBoard logs (tb/), che
 the final policy model.zip (arena spec ppo:RUN_DIR) and leaderboard.md. See docs/training.md.
 """
 EPILOG = """\
-Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130;
+Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130; `kill`
+(SIGTERM, e.g. of a run in the background, where Ctrl-C does not reach) does the same, code 143;
 `python -m train GAME --resume RUN_DIR` continues exactly where it stopped, and
 `--resume RUN_DIR --timesteps N` continues it up to a larger N.
 """
@@ -233,7 +236,25 @@ def resume(game: str, args: dict[str, Any]) -> int:
 
 
 def run(config: TrainConfig, out: Path | None, resume_run: bool) -> int:
+    """Train (or resume), stopping on Ctrl-C or SIGTERM with a checkpoint (130 or 143)."""
+    terminated = []
+
+    def on_sigterm(signum: int, frame: Any) -> None:  # stop as Ctrl-C does
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        return _run(config, out, resume_run, terminated)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: list[int]) -> int:
     from train.run import Interrupted, ResumeError, default_run_dir, train
+
+    def code() -> int:  # the shell's convention: 128 + the signal
+        return 128 + (terminated[0] if terminated else signal.SIGINT)
 
     out = out if out is not None else default_run_dir(config)
     try:
@@ -244,16 +265,24 @@ def run(config: TrainConfig, out: Path | None, resume_run: bool) -> int:
             f"continue with: python -m train {config.game} --resume {stop.run_dir}",
             file=sys.stderr,
         )
-        return 130
+        return code()
     except ResumeError as error:
         return fail(str(error))
-    except KeyboardInterrupt:  # in the final arena: the training itself is complete and saved
-        print(
-            "\ninterrupted during the final arena; the trained policy is saved in "
-            f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
-            f"random ppo:{out})",
-            file=sys.stderr,
-        )
-        return 130
+    except KeyboardInterrupt:
+        if not (out / "model.zip").exists():  # before learning began (imitation warm start)
+            again = (
+                f"its last checkpoint is unchanged: python -m train {config.game} --resume {out}"
+                if (out / "checkpoint" / "trainer.pkl").exists()
+                else "nothing was saved: give the command again"
+            )
+            print(f"\ninterrupted before the run wrote a checkpoint; {again}", file=sys.stderr)
+        else:  # in the final arena: the training itself is complete and saved
+            print(
+                "\ninterrupted during the final arena; the trained policy is saved in "
+                f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
+                f"random ppo:{out})",
+                file=sys.stderr,
+            )
+        return code()
     print(f"run directory: {trainer.run_dir}")
     return 0

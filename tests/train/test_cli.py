@@ -71,3 +71,25 @@ def test_resume_refuses_a_broken_checkpoint_and_other_settings(tmp_path):
     assert out.returncode == 2 and "is a lost_heir run, not lost_ranks" in out.stderr
     out = cli("lost_heir", "--resume", str(run), "--seed", "3")
     assert out.returncode == 2 and "keeps its own config" in out.stderr and "--seed" in out.stderr
+
+
+@pytest.mark.parametrize("stop, code", [("ctrl_c", 130), ("kill", 143)])
+def test_a_stop_before_the_first_checkpoint_says_nothing_was_saved(
+    tmp_path, monkeypatch, capsys, stop, code
+):
+    import signal
+
+    import train.run
+    from train.cli import main
+
+    def stopped_early(config, run_dir, resume=False):  # as if stopped in the imitation warm start
+        if stop == "kill":
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler of `run` raises here
+        raise KeyboardInterrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(train.run, "train", stopped_early)
+    assert main(["lost_heir", "--out", str(tmp_path / "run")]) == code
+    err = capsys.readouterr().err
+    assert "interrupted before the run wrote a checkpoint; nothing was saved" in err
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back

@@ -83,7 +83,17 @@ def test_train_a_few_hundred_steps_then_play_it_in_the_arena(core, tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_writes_a_checkpoint_and_resume_finishes_the_run(tmp_path):
+@pytest.mark.parametrize(
+    "stop, ignore_sigint, code",
+    [
+        (signal.SIGINT, False, 130),  # Ctrl-C
+        (signal.SIGTERM, True, 143),  # `kill` of a run in the background (which ignores SIGINT)
+    ],
+    ids=["ctrl_c", "kill"],
+)
+def test_a_stop_signal_writes_a_checkpoint_and_resume_finishes_the_run(
+    tmp_path, stop, ignore_sigint, code
+):
     run = tmp_path / "run"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     args = [
@@ -115,14 +125,16 @@ def test_ctrl_c_writes_a_checkpoint_and_resume_finishes_the_run(tmp_path):
         env=env,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # even if ignored here
+        preexec_fn=lambda: signal.signal(
+            signal.SIGINT, signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+        ),
     )
     deadline = time.time() + 300
     while not (run / "checkpoint" / "trainer.pkl").exists() and time.time() < deadline:
         time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, err = process.communicate(timeout=300)
-    assert process.returncode == 130, err[-3000:]
+    assert process.returncode == code, err[-3000:]
     assert "continue with: python -m train lost_heir --resume" in err
     core = REAL_CORES[0]
     stopped = read_policy_file(run / "checkpoint" / "model.zip", core)[1]["step"]

@@ -117,6 +117,7 @@ def _group_of(name: str) -> str:
         return "run"
     if name in (
         "points_scale",
+        "material_scale",
         "win_reward",
         "snapshot_every",
         "pool_size",

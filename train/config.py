@@ -61,6 +61,9 @@ class TrainConfig:
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
     """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
+    material_scale: float = 0.0
+    """Reward per unit of the learner side's material lead gained (Hidden Ranks: the values of
+    the pieces struck off, train/shaping.py); a shaping term, 0 = off."""
     win_reward: float = 1.0
     """Reward for winning the game at its end (minus for a loss, 0 for a draw or truncation)."""
     snapshot_every: int = 50_000
@@ -139,6 +142,10 @@ class TrainConfig:
                 "opponent weights must be >= 0 with weight_random + "
                 "weight_snapshots > 0 (the heuristic may be missing)"
             )
+        if self.material_scale:
+            from train.shaping import material_of
+
+            material_of(self.game)  # ValueError for a game without pieces
         if self.init_from and self.imitation_decisions:
             raise ValueError("give --init-from or --imitation-decisions, not both")
         for name in ("trunk", "heads"):

@@ -70,6 +70,7 @@ def collect_demonstrations(
     points_scale: float,
     win_reward: float,
     gamma: float,
+    material_scale: float = 0.0,
     seed: int,
 ) -> Demonstrations:
     """``decisions`` learner-side decisions of ``teacher`` playing against ``opponent``
@@ -87,6 +88,7 @@ def collect_demonstrations(
         points_scale=points_scale,
         win_reward=win_reward,
         seed=seed,
+        material_scale=material_scale,
     )
     rng = np.random.default_rng(seed + 1)
     starts = np.random.default_rng(seed + 2)

@@ -214,6 +214,7 @@ class Trainer:
             config.points_scale,
             config.win_reward,
             seed=config.seed,
+            material_scale=config.material_scale,
         )
         self.model: MaskablePPO | None = None
         self.next_snapshot = config.snapshot_every
@@ -296,6 +297,7 @@ class Trainer:
             c.imitation_decisions,
             n_envs=c.n_envs,
             points_scale=c.points_scale,
+            material_scale=c.material_scale,
             win_reward=c.win_reward,
             gamma=c.gamma,
             seed=c.seed + 4,

@@ -19,11 +19,13 @@ everything its side earned from its action up to its next decision (or the game'
 including what the opponents' moves, the end of a hand/round and the end of the game bring:
 
     reward = points_scale * (change of the learner side's score lead over the step)
+             + material_scale * (change of its material lead over the step)
              + win_reward * (+1 won, -1 lost, 0 draw)   [only at the game's end]
 
 The score lead is ``scores[learner team] - scores[other team]`` (``GameCore.scores``), so in
 the card games a step is credited with the hand or round it completes. Points scored before
 the learner's first decision of a game belong to the starting position (no step earned them).
+The material lead (Hidden Ranks, off by default) is a shaping term: :mod:`train.shaping`.
 
 **Episodes** are whole games. The rules' end is a termination (``done`` with
 ``TimeLimit.truncated=False``); a length cap the rules do not have (Lost Heir's
@@ -53,6 +55,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from feral_envs.core import DRAW, GameCore
 from train.pool import Opponent, OpponentPool
+from train.shaping import material_of
 
 RESULT_OF_OUTCOME = {1: "win", -1: "loss", 0: "draw"}
 
@@ -70,12 +73,16 @@ class SelfPlayVecEnv(VecEnv):
         win_reward: float,
         seed: int | None = None,
         record: bool = False,
+        material_scale: float = 0.0,
     ) -> None:
         self.core = core
         self.game_config = core.make_config(**keywords)
         self.pool = pool
         self.points_scale = float(points_scale)
         self.win_reward = float(win_reward)
+        self.material_scale = float(material_scale)
+        self._material = material_of(core.name) if self.material_scale else None
+        self._shaped = bool(self.points_scale or self.material_scale)
         self.render_mode = None
         low, high = (
             (-np.inf, np.inf)
@@ -98,6 +105,7 @@ class SelfPlayVecEnv(VecEnv):
         """Seat of each game's pending learner decision (then: of its last one)."""
         self.opponents: list[Opponent] = [pool.random] * n_envs
         self._lead_then = np.zeros(n_envs, dtype=np.float64)  # score lead at the last decision
+        self._material_then = np.zeros(n_envs, dtype=np.float64)  # material lead, the same
         self._ep_return = np.zeros(n_envs, dtype=np.float64)
         self._ep_len = np.zeros(n_envs, dtype=np.int64)
         self._ep_start = np.zeros(n_envs, dtype=np.float64)
@@ -169,7 +177,7 @@ class SelfPlayVecEnv(VecEnv):
         status = core.status
         for i in range(n):
             terminated, truncated, winner = status(states[i])
-            reward = self._lead_gain(i) if self.points_scale else 0.0
+            reward = self._lead_gain(i) if self._shaped else 0.0
             if terminated or truncated:
                 outcome = (
                     0
@@ -310,17 +318,33 @@ class SelfPlayVecEnv(VecEnv):
         team = self.learner_team[i]
         return float(scores[team] - scores[1 - team])
 
+    def _material_lead(self, i: int) -> float:
+        """The learner side's material lead in game ``i`` (:mod:`train.shaping`)."""
+        material = self._material(self.states[i])
+        team = self.learner_team[i]
+        return float(material[team] - material[1 - team])
+
     def _lead_gain(self, i: int) -> float:
-        """points_scale times the change of the learner side's lead since its last decision."""
-        lead = self._lead(i)
-        gain, self._lead_then[i] = lead - self._lead_then[i], lead
-        return self.points_scale * gain
+        """The shaping reward of game ``i``: points_scale times the change of the learner
+        side's score lead since its last decision, plus material_scale times the change of
+        its material lead."""
+        gain = 0.0
+        if self.points_scale:
+            lead = self._lead(i)
+            gain, self._lead_then[i] = self.points_scale * (lead - self._lead_then[i]), lead
+        if self._material is not None:
+            lead = self._material_lead(i)
+            gain += self.material_scale * (lead - self._material_then[i])
+            self._material_then[i] = lead
+        return gain
 
     def _reset_lead(self, games: Any) -> None:
         """New games: the lead when the learner first decides is the starting position."""
-        if self.points_scale:
-            for i in games:
+        for i in games if self._shaped else ():
+            if self.points_scale:
                 self._lead_then[i] = self._lead(i)
+            if self._material is not None:
+                self._material_then[i] = self._material_lead(i)
 
     def _observe_learner(self, games: Any) -> None:
         """Observation and mask of each game's pending learner decision."""
@@ -367,6 +391,7 @@ class SelfPlayVecEnv(VecEnv):
             "learner_seat": self.learner_seat,
             "opponents": [o.name for o in self.opponents],
             "lead": self._lead_then,
+            "material": self._material_then,
             "ep_return": self._ep_return,
             "ep_len": self._ep_len,
             "obs": self._obs,
@@ -390,6 +415,7 @@ class SelfPlayVecEnv(VecEnv):
         self.learner_seat[:] = state["learner_seat"]
         self.opponents = [self.pool.get(name) for name in state["opponents"]]
         self._lead_then[:] = state["lead"]
+        self._material_then[:] = state.get("material", 0.0)  # absent in older checkpoints
         self._ep_return[:] = state["ep_return"]
         self._ep_len[:] = state["ep_len"]
         self._ep_start[:] = time.perf_counter()

@@ -203,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         config.check()
         core = game_core(game)
         core.make_config(**config.keywords)
+        if config.imitation_decisions:
+            from train.imitate import check_memory
+
+            check_memory(core, config.imitation_decisions)
         if config.init_from:
             from train.policy import read_start_weights
 

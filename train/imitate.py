@@ -19,8 +19,11 @@ always. A held-out tenth of the decisions gives the clone's agreement with the t
 (``imitation/accuracy``), logged with the losses under ``imitation/``.
 
 Observations are stored as float16 where that is exact (0/1 flags and small counts: checked
-per batch) and as float32 otherwise (Lost Heir's observation holds fractions), in arrays
-allocated once: a million Lost Heir decisions take 3 GB, 100,000 Hidden Ranks ones 1.4 GB.
+per batch) and as float32 otherwise (Lost Heir's observation holds fractions, Hidden Ranks'
+its move count), in arrays allocated once: a million Lost Heir decisions take 3 GB, 100,000
+Hidden Ranks ones 3.2 GB (4.6 GB at the moment the float16 array is widened).
+:func:`check_memory` refuses a count whose arrays would not fit in the memory available,
+before anything is collected, instead of letting the system kill the run later.
 """
 
 from __future__ import annotations
@@ -35,6 +38,41 @@ import torch
 from feral_envs.core import GameCore
 from train.pool import Opponent, OpponentPool
 from train.vec_env import SelfPlayVecEnv
+
+
+def demonstration_bytes(core: GameCore, decisions: int) -> int:
+    """The most memory ``decisions`` demonstrations can take: float32 observations plus, while
+    a float16 array is widened, its float16 copy; masks, actions and returns."""
+    n_obs = int(np.prod(core.obs_shape))
+    item = np.dtype(core.obs_dtype).itemsize
+    obs = n_obs * (item + 2 if np.dtype(core.obs_dtype) == np.float32 else item)
+    return decisions * (obs + core.n_actions + 8 + 4)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (``MemAvailable``), None if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(core: GameCore, decisions: int, share: float = 0.8) -> None:
+    """``ValueError`` if ``decisions`` demonstrations would take more than ``share`` of the
+    memory available now, naming the need and the largest count that fits."""
+    need, have = demonstration_bytes(core, decisions), available_memory()
+    if have is None or need <= share * have:
+        return
+    fits = int(share * have // demonstration_bytes(core, 1))
+    raise ValueError(
+        f"--imitation-decisions {decisions:,} needs up to {need / 2**30:.1f} GiB for the "
+        f"demonstrations ({demonstration_bytes(core, 1) / 1024:.1f} KiB per {core.name} "
+        f"decision) and {have / 2**30:.1f} GiB are available: give at most {fits:,}"
+    )
 
 
 @dataclass

@@ -284,11 +284,12 @@ class Trainer:
     def imitate(self) -> None:
         """Clone the heuristic bot into the fresh network (``train/imitate.py``); the fit is
         logged under ``imitation/`` at step 0 and printed."""
-        from train.imitate import collect_demonstrations, pretrain
+        from train.imitate import check_memory, collect_demonstrations, pretrain
 
         c = self.config
         if self.pool.heuristic is None:
             raise ValueError(f"--imitation-decisions needs a heuristic bot; {c.game} has none")
+        check_memory(self.core, c.imitation_decisions)
         data = collect_demonstrations(
             self.core,
             c.keywords,

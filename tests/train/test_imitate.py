@@ -11,7 +11,13 @@ from test_smoke import TINY
 
 from feral_envs.lost_heir import CORE as LOST_HEIR
 from train.config import TrainConfig
-from train.imitate import _exact_in_float16, collect_demonstrations, pretrain
+from train.imitate import (
+    _exact_in_float16,
+    check_memory,
+    collect_demonstrations,
+    demonstration_bytes,
+    pretrain,
+)
 from train.pool import RandomOpponent
 from train.run import Trainer, heuristic_opponent
 
@@ -99,3 +105,28 @@ def test_bad_imitation_settings_are_refused(value):
     out = cli("lost_heir", "--imitation-decisions", value)
     assert out.returncode == 2
     assert "imitation-decisions" in out.stderr
+
+
+def test_the_memory_estimate_covers_the_arrays_collected():
+    data = demonstrations(decisions=300)
+    used = sum(a.nbytes for a in (data.obs, data.masks, data.actions, data.returns))
+    need = demonstration_bytes(LOST_HEIR, 300)
+    assert used <= need <= used * 1.5 + 1  # float32 obs + the float16 copy while widened
+
+
+def test_more_demonstrations_than_memory_holds_are_refused_before_collecting(
+    monkeypatch, capsys, tmp_path
+):
+    import train.imitate
+    from train.cli import main
+
+    monkeypatch.setattr(train.imitate, "available_memory", lambda: 2**30)  # 1 GiB free
+    fits = int(0.8 * 2**30 // demonstration_bytes(LOST_HEIR, 1))
+    assert main(["lost_heir", "--imitation-decisions", "1000000", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--imitation-decisions 1,000,000 needs up to 4.2 GiB" in err
+    assert f"1.0 GiB are available: give at most {fits:,}" in err
+    assert not any(tmp_path.iterdir())  # refused before the run began
+    check_memory(LOST_HEIR, fits)  # the count it names fits
+    monkeypatch.setattr(train.imitate, "available_memory", lambda: None)  # unknown: no check
+    check_memory(LOST_HEIR, 10**9)

@@ -103,6 +103,13 @@ OBS = Layout(
         16,
         "Jacks played this round: 4 seats (me, left, partner, right) x 4 Jacks (JS JH JD JC)",
     ),
+    (
+        "voids_shown",
+        16,
+        "suits a seat has shown it holds none of this round, by playing another card (the Spy "
+        "included) to a trick led in that suit: 4 seats (me, left, partner, right) x 4 suits "
+        "(S H D C)",
+    ),
 )
 """The observation vector (float32), index by index."""
 
@@ -132,6 +139,7 @@ _LEADER, _LED_SUIT = OBS.trick_leader.start, OBS.led_suit.start
 _CAPTURED = _contiguous(OBS.captured_mine, OBS.captured_theirs, OBS.void_pile)
 _VOID = OBS.void_pile.start
 _JACKS = OBS.jacks_played.start
+_VOIDS = OBS.voids_shown.start
 _SCORES = OBS.scores.start
 _ROUND_POINTS, _PHASE, _PASS_STEP = OBS.round_points.start, OBS.phase.start, OBS.pass_step.start
 _JACK_INDEX = tuple(JACKS.index(c) if c in JACKS else -1 for c in range(N_CARDS))
@@ -194,6 +202,24 @@ _PLAY_INDEX = tuple(
     for seat in range(N_SEATS)
 )
 """``_PLAY_INDEX[seat][position][card]``: see :func:`_play_index`."""
+_VOID_INDEX = tuple(
+    _flat_indices(
+        [
+            [v * OBS_SIZE + _VOIDS + 4 * ((seat - v) % N_SEATS) + suit for v in range(N_SEATS)]
+            for suit in range(4)
+        ]
+    )
+    for seat in range(N_SEATS)
+)
+"""``_VOID_INDEX[seat][suit]``: flat indices of "``seat`` has shown a void in ``suit``"."""
+_SUIT_OF = tuple(DECK.suit_of)
+
+
+def _show_void(flat: np.ndarray, plays: list[int], play_seats: list[int], k: int) -> None:
+    """Play ``k`` (not a lead): if its card is not of the led suit, its seat is void there."""
+    led = _SUIT_OF[plays[k - k % N_SEATS]]
+    if led != NO_SUIT and _SUIT_OF[plays[k]] != led:
+        flat[_VOID_INDEX[play_seats[k]][led]] = _ONES[N_SEATS]
 
 
 def _pile_index(outcome: int, card: int) -> list[int]:
@@ -307,6 +333,8 @@ def observe(state: State, seat: int) -> np.ndarray:
             if views.synced == k and n_plays % N_SEATS:  # one card, not the 4th of a trick
                 index, values = _PLAY_INDEX[state.play_seats[k]][k % N_SEATS][state.plays[k]]
                 views.flat[index] = values  # as in _sync_play, without the call
+                if k % N_SEATS:
+                    _show_void(views.flat, state.plays, state.play_seats, k)
                 views.synced = n_plays
             else:
                 _sync_play(views, state)
@@ -408,6 +436,8 @@ def _sync_play(views: _Views, state: State) -> None:
         position = k % N_SEATS
         index, values = _PLAY_INDEX[play_seats[k]][position][plays[k]]
         flat[index] = values
+        if position:
+            _show_void(flat, plays, play_seats, k)
         if position == N_SEATS - 1:  # the trick is finished: its cards go to a pile
             grid[:, _TRICK:_TRICK_END] = _NO_TRICK
             views.leader = NO_WINNER

@@ -145,4 +145,9 @@ def reference_observation(state: rules.State, seat: int) -> np.ndarray:
     for i, who in enumerate(rel):
         for j, jack in enumerate(rules.JACKS):
             put(OBS.jacks_played, 4 * i + j, float(state.played[who, jack]))
+    if state.phase != rules.Phase.PASS:
+        for k in range(state.tricks_done * 4 + state.n_in_trick):
+            led = rules.DECK.suit_of[state.plays[k - k % 4]]
+            if k % 4 and led >= 0 and rules.DECK.suit_of[state.plays[k]] != led:
+                put(OBS.voids_shown, 4 * rel.index(state.play_seats[k]) + led)
     return obs

@@ -130,6 +130,49 @@ def test_incremental_observation_equals_the_reference(variant):
     assert checked > 1000
 
 
+def test_voids_shown_by_not_following_a_jack_follows_and_the_spy_shows_a_void():
+    hands = deal(
+        "7S",
+        red_0="2S 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH",
+        black_0="AS 3S 4S 5S 6S 8S 9S KD AD 2C 3C 4C 5C",
+        red_1="JS AH 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD",
+    )  # black_1: TS QS KS 6C 7C 8C 9C TC JC QC KC AC SPY
+
+    def voids(agent):  # rows: me, left, partner, right; columns: S H D C
+        return env.observe(agent)["observation"][OBS.voids_shown.slice].reshape(4, 4)
+
+    env = new_env("7S", hands)
+    play(env, "2S", "AS", "JS", "TS")  # red_1's JS is a spade: it follows, no void
+    assert all(voids(agent).sum() == 0 for agent in AGENTS)
+    play(env, "KD", "2D", "SPY")  # black_0 won and leads; black_1 has no diamond: the Spy
+    shown = voids("red_0")
+    assert shown[3].tolist() == [0, 0, 1, 0] and shown.sum() == 1  # at once, mid-trick
+    assert voids("black_1")[0].tolist() == [0, 0, 1, 0]  # the seat itself sees it too
+    play(env, "2H")  # red_0 discards a heart on the diamond lead
+    shown = voids("red_1")  # me red_1, left black_1, partner red_0, right black_0
+    assert shown.tolist() == [[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0], [0, 0, 0, 0]]
+    assert "SPY" not in {DECK.names[c] for c in np.flatnonzero(env.state.hands[3])}
+
+
+def test_a_void_shown_is_a_real_void():
+    # Whatever happens, a seat shown void in a suit holds no card of it (the Trump Card is
+    # in no hand), and the block is the same from every seat, turned to its own frame.
+    suits = np.array(DECK.suit_of)
+    met = 0
+    for state in _random_games(30, seed=7):
+        if state.phase != rules.Phase.PLAY:
+            continue
+        seen = [CORE.observe(state, v)[OBS.voids_shown.slice].reshape(4, 4) for v in range(4)]
+        for seat in range(4):
+            row = seen[0][seat]  # seat 0's frame: row i is seat i
+            for viewer in range(1, 4):
+                np.testing.assert_array_equal(seen[viewer][(seat - viewer) % 4], row)
+            for suit in np.flatnonzero(row):
+                assert not (state.hands[seat] & (suits == suit)).any()
+                met += 1
+    assert met > 1000
+
+
 def test_copied_states_observe_like_the_original():
     # The observation cache does not travel with a copied or pickled state: each copy
     # rebuilds its own from the state fields, and both then go on independently.

@@ -7,12 +7,10 @@ Jack or the Spy, the other wins the trick. The bot is built around that.
 
 It reads only ``act``'s observation and action mask, decoded with the spans of
 :data:`feral_envs.lost_ranks.encoding.OBS` (ego-centric: me, left, partner, right), and the
-game's fixed card table and variant. The observation lists the cards each seat has played
-but not trick by trick, so the bot remembers, within a round, the tricks it saw (its own
-card and the cards before and after it) to know which seats have shown a void; ``reset``
-clears that memory. It draws no random numbers, so it is deterministic (the seed is kept
-for the protocol). The rules below are numbered as in ``docs/bots/lost_ranks.md``; the first
-rule that applies decides.
+game's fixed card table and variant; the voids each seat has shown are in the observation
+(``voids_shown``), so the bot keeps no memory between calls. It draws no random numbers, so
+it is deterministic (the seed is kept for the protocol). The rules below are numbered as in
+``docs/bots/lost_ranks.md``; the first rule that applies decides.
 
 Card knowledge
     *Unseen* cards are those not in the bot's hand, not played and not the Trump Card. The
@@ -147,11 +145,6 @@ class LostRanksHeuristic(BasePolicy):
         if variant not in VARIANTS:
             raise ValueError(f"variant={variant!r} is not allowed; choose one of: {VARIANTS}")
         self.variant = variant
-        self._memory = _RoundMemory()
-
-    def reset(self, seed: int) -> None:
-        super().reset(seed)
-        self._memory = _RoundMemory()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
@@ -160,14 +153,13 @@ class LostRanksHeuristic(BasePolicy):
         phase = int(np.argmax(observation[OBS.phase.slice]))
         if phase == Phase.PASS:
             return self._pass(observation, legal)
-        table = _Table(observation, self.variant, self._memory)
+        table = _Table(observation, self.variant)
         if len(legal) == 1:
             choice = legal[0]
         elif table.trick:
             choice = _follow(table, legal)
         else:
             choice = _lead(table, legal)
-        self._memory.after_play(table, choice)
         return choice
 
     # ------------------------------------------------------------------------------ pass
@@ -304,59 +296,10 @@ def plan_pass_fallback(held: Sequence[int], trump: int, to_enemy: bool) -> int:
 # ---------------------------------------------------------------------------- the table
 
 
-class _RoundMemory:
-    """What the bot saw of the round's tricks: the seats' voids (by ego-centric seat)."""
-
-    def __init__(self) -> None:
-        self.key: tuple | None = None
-        self.n_played = 0
-        self.voids: list[set[int]] = [set() for _ in range(N_SEATS)]
-        self.last: tuple[int, list[int], list[set[int]], int] | None = None
-        # at the bot's last play: the trick's leader, its cards before the bot's, the played
-        # cards by seat, and the bot's card
-
-    def start(self, key: tuple, n_played: int) -> None:
-        """Forget the last round when ``key`` (round, Trump Card) changes or fewer cards have
-        been played than last time (another game)."""
-        if key != self.key or n_played < self.n_played:
-            self.key, self.voids, self.last = key, [set() for _ in range(N_SEATS)], None
-        self.n_played = n_played
-
-    def note_trick(self, leader: int, cards: Sequence[int]) -> None:
-        """Record the voids shown by ``cards`` played in order from ``leader``."""
-        if not cards:
-            return
-        led = _SUIT[cards[0]]
-        if led == NO_SUIT:
-            return
-        for position, card in enumerate(cards[1:], 1):
-            if _SUIT[card] != led:
-                self.voids[(leader + position) % N_SEATS].add(led)
-
-    def catch_up(self, table: _Table) -> None:
-        """Rebuild the trick the bot last played to from the cards played since."""
-        if self.last is None:
-            return
-        leader, before, played, mine = self.last
-        in_trick_now = {(table.leader + i) % N_SEATS: card for i, card in enumerate(table.trick)}
-        trick = [*before, mine]
-        for position in range(len(trick), N_SEATS):
-            seat = (leader + position) % N_SEATS
-            new = table.played[seat] - played[seat]
-            new.discard(in_trick_now.get(seat, -1))
-            if len(new) != 1:  # not the bot's previous trick: nothing to learn
-                return
-            trick.append(new.pop())
-        self.note_trick(leader, trick)
-
-    def after_play(self, table: _Table, card: int) -> None:
-        self.last = (table.leader, list(table.trick), [set(p) for p in table.played], card)
-
-
 class _Table:
     """The position as the bot sees it when it plays a card."""
 
-    def __init__(self, obs: np.ndarray, variant: str, memory: _RoundMemory) -> None:
+    def __init__(self, obs: np.ndarray, variant: str) -> None:
         self.hand = _cards(obs, OBS.hand)
         self.trump_card = int(np.argmax(obs[OBS.trump_card.slice]))
         self.trump = int(np.argmax(obs[OBS.trump_suit.slice]))
@@ -372,10 +315,8 @@ class _Table:
         self.led = _SUIT[self.trick[0]] if self.trick else NO_SUIT
         self.position = len(self.trick)
 
-        memory.start(self.round_key(obs), sum(len(p) for p in self.played))
-        memory.catch_up(self)
-        memory.note_trick(self.leader, self.trick)
-        self.voids = memory.voids
+        shown = obs[OBS.voids_shown.slice].reshape(N_SEATS, 4)
+        self.voids = [set(np.flatnonzero(row).tolist()) for row in shown]
 
         seen = set(self.hand) | {self.trump_card}
         for cards in self.played:
@@ -390,13 +331,6 @@ class _Table:
         self.sizes[ME] = len(self.hand)
         self.lengths = _side_suit_lengths(self.hand, self.trump)
         self.guarded = {_SUIT[j] for j in self.jacks if j in self.hand}
-
-    def round_key(self, obs: np.ndarray) -> tuple:
-        return (
-            int(np.argmax(obs[OBS.round.slice])),
-            float(obs[OBS.tiebreaker.start]),
-            self.trump_card,
-        )
 
     # -------------------------------------------------------------------- estimates
 

@@ -10,6 +10,7 @@ A run directory holds::
     checkpoint/        model.zip (SB3 save + feral.json) and trainer.pkl (everything else
                        needed to continue exactly: games in progress, rng states, pool)
     model.zip          the final policy (a policy file: ppo:RUN_DIR loads it)
+    imitation.zip      with --imitation-decisions: the clone PPO started from (a policy file)
     leaderboard.md     the final arena (also leaderboard.json)
 
 **Checkpoints and exact resume.** At the start of every rollout (after the previous PPO
@@ -63,6 +64,8 @@ from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
 STATE_FORMAT = 1
+CLONE_FILE = "imitation.zip"
+"""The imitation clone's policy file in the run directory (``--imitation-decisions``)."""
 
 KEY_MAP = {
     "rollout/ep_rew_mean": "charts/episodic_return",
@@ -313,6 +316,9 @@ class Trainer:
             max_grad_norm=c.max_grad_norm,
             seed=c.seed + 5,
         )
+        actor = ActorMLP.from_policy(self.model.policy)
+        meta = policy_meta(self.core, actor, 0, c.keywords)
+        write_policy_file(self.run_dir / CLONE_FILE, actor, meta)
         logger = self.model.logger
         logger.record("imitation/decisions", len(data))
         logger.record("imitation/games", data.games)
@@ -326,7 +332,7 @@ class Trainer:
             f"imitation: {len(data):,} heuristic decisions ({data.games} games, "
             f"{data.seconds:.0f} s), {stats.epochs} epochs ({stats.seconds:.0f} s): "
             f"agrees with the heuristic on {stats.accuracy:.1%} of {stats.held_out:,} "
-            "held-out decisions",
+            f"held-out decisions; the clone is {self.run_dir / CLONE_FILE}",
             file=sys.stderr,
         )
 
@@ -555,11 +561,14 @@ class Trainer:
             )
 
     def arena_specs(self) -> list[str]:
-        """The final arena's players: the final policy, random, the heuristic (if any) and
-        ``arena_snapshots`` earlier snapshots, evenly spaced over the run."""
+        """The final arena's players: the final policy, random, the heuristic (if any), the
+        imitation clone (if the run began with one) and ``arena_snapshots`` earlier
+        snapshots, evenly spaced over the run."""
         specs = [f"final=ppo:{self.run_dir / 'model.zip'}", "random"]
         if self.pool.heuristic is not None:
             specs.append("heuristic")
+        if (self.run_dir / CLONE_FILE).is_file():
+            specs.append(f"imitation=ppo:{self.run_dir / CLONE_FILE}")
         earlier = [s for s in self.pool.snapshots if s.step < self.model.num_timesteps]
         k = min(self.config.arena_snapshots, len(earlier))
         picks = sorted({round(j * (len(earlier) - 1) / max(k - 1, 1)) for j in range(k)})

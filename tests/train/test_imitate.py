@@ -18,6 +18,7 @@ from train.imitate import (
     demonstration_bytes,
     pretrain,
 )
+from train.policy import read_policy_file
 from train.pool import RandomOpponent
 from train.run import Trainer, heuristic_opponent
 
@@ -89,8 +90,6 @@ def test_a_run_with_imitation_logs_it(tmp_path):
         "--out",
         str(run),
         *TINY,
-        "--arena-games",  # after TINY: the last value given wins
-        "0",
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
@@ -98,6 +97,14 @@ def test_a_run_with_imitation_logs_it(tmp_path):
     first = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
     assert first["step"] == 0 and first["imitation/decisions"] >= 600
     assert 0.0 <= first["imitation/accuracy"] <= 1.0
+    # The clone is kept beside the run, and the final arena rates it with the final policy.
+    clone, meta = read_policy_file(run / "imitation.zip", LOST_HEIR)
+    final, _ = read_policy_file(run / "model.zip", LOST_HEIR)
+    assert meta["step"] == 0 and f"{run / 'imitation.zip'}" in out.stderr
+    pairs = zip(clone.weights().values(), final.weights().values(), strict=True)
+    assert any((a != b).any() for a, b in pairs)  # PPO went on from the clone
+    board = json.loads((run / "leaderboard.json").read_text())
+    assert "imitation" in {row["agent"] for row in board["leaderboard"]}
 
 
 @pytest.mark.parametrize("value", ["-1", "x"])

@@ -16,7 +16,7 @@ Import              ``from feral_envs import lost_ranks_v0``
 Agents              ``red_0``, ``black_0``, ``red_1``, ``black_1`` (seats 0-3)
 Teams               red (seats 0, 2), black (seats 1, 3)
 Action space        ``Discrete(53)``
-Observation space   ``Dict(observation=Box(-inf, inf, (898,), float32),
+Observation space   ``Dict(observation=Box(-inf, inf, (914,), float32),
                     action_mask=Box(0, 1, (53,), int8))``
 Parallel API        no (AEC only)
 =================== =============================================================
@@ -49,7 +49,7 @@ raises ``ValueError`` listing the legal cards.
 
 Observation space
 -----------------
-``observe(agent)`` returns ``{"observation": float32[898], "action_mask": int8[53]}``. The
+``observe(agent)`` returns ``{"observation": float32[914], "action_mask": int8[53]}``. The
 vector is ego-centric (me, left, partner, right; my army, theirs): own hand, the Trump Card,
 round, tiebreaker, pass direction, scores, the phase and pass step, the cards the observer
 passed and received, every card each seat has played this round, the current trick and its

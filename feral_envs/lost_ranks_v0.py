@@ -53,7 +53,8 @@ Observation space
 vector is ego-centric (me, left, partner, right; my army, theirs): own hand, the Trump Card,
 round, tiebreaker, pass direction, scores, the phase and pass step, the cards the observer
 passed and received, every card each seat has played this round, the current trick and its
-leader and led suit, both capture piles, the void pile and the Jacks played by each seat.
+leader and led suit, both capture piles, the void pile, the Jacks played by each seat and
+the suits each seat has shown it lacks (``voids_shown``).
 Index by index: ``docs/lost_ranks.md`` (generated from ``feral_envs.lost_ranks.encoding.OBS``).
 The action mask is all zeros except for the agent to act.
 

@@ -11,7 +11,9 @@ Specs (the arena's ``--agents`` take the same strings):
     A trained MaskablePPO checkpoint. Its loader is a plug-in: the training code registers
     it with :func:`register_loader` in ``agents/ppo.py``, which is imported the first time a
     ``ppo:`` spec is loaded. Until that module exists, ``ppo:`` specs say they are not
-    available.
+    available. It samples from the policy's distribution.
+``ppo_argmax:PATH``
+    The same checkpoint, always playing its most likely legal action (same plug-in).
 
 Every prefix maps to a loader ``loader(argument, game, seed, keywords) -> Policy``, where
 ``argument`` is the text after the first ``:`` (``""`` if none) and ``keywords`` are the
@@ -34,13 +36,18 @@ Loader = Callable[[str, str, int, dict[str, Any]], Policy]
 
 _LOADERS: dict[str, Loader] = {}
 
-PLUGIN_MODULES: dict[str, str] = {"ppo": "agents.ppo"}
+PLUGIN_MODULES: dict[str, str] = {"ppo": "agents.ppo", "ppo_argmax": "agents.ppo"}
 """Prefixes whose loader a module registers when imported, loaded on first use."""
 
-PATH_PREFIXES = {"ppo"}
+PATH_PREFIXES = {"ppo", "ppo_argmax"}
 """Prefixes whose argument is a checkpoint path: checked to exist before any loader runs."""
 
-SPEC_FORMS: dict[str, str] = {"random": "random", "heuristic": "heuristic", "ppo": "ppo:PATH"}
+SPEC_FORMS: dict[str, str] = {
+    "random": "random",
+    "heuristic": "heuristic",
+    "ppo": "ppo:PATH",
+    "ppo_argmax": "ppo_argmax:PATH",
+}
 """How each prefix is written, for error messages and ``--help``."""
 
 
@@ -53,7 +60,7 @@ def register_loader(prefix: str, loader: Loader, form: str | None = None) -> Non
 
 
 def known_specs() -> str:
-    """The spec forms, comma-separated (``random, heuristic, ppo:PATH``)."""
+    """The spec forms, comma-separated (``random, heuristic, ppo:PATH, ppo_argmax:PATH``)."""
     return ", ".join(SPEC_FORMS[p] for p in SPEC_FORMS)
 
 

@@ -337,6 +337,13 @@ class PPOPolicy:
 
 
 def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
-    """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``)."""
+    """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``): samples."""
     actor, meta = read_policy_file(path, game_core(game))
     return PPOPolicy(actor, meta, f"ppo:{path}", seed)
+
+
+def load_ppo_argmax_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
+    """The ``ppo_argmax:PATH`` loader: the same policy, always playing its most likely
+    legal action (greedy evaluation)."""
+    actor, meta = read_policy_file(path, game_core(game))
+    return PPOPolicy(actor, meta, f"ppo_argmax:{path}", seed, deterministic=True)

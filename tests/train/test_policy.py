@@ -173,3 +173,34 @@ def test_layout_fingerprints_tell_the_games_apart(core):
     others = {layout_fingerprint(c) for c in REAL_CORES if c is not core}
     assert layout_fingerprint(core) not in others
     assert layout_fingerprint(core) == layout_fingerprint(core)
+
+
+def test_ppo_argmax_plays_the_most_likely_legal_action_and_ppo_samples(tmp_path):
+    from agents.registry import load_policy
+    from feral_envs.hidden_ranks import CORE as HR
+
+    env = SelfPlayVecEnv(HR, {"mode": "quick"}, 4, OpponentPool(0, 0, 1, 1, seed=0), 0.0, 1.0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=8,
+        batch_size=16,
+        seed=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs((16,), (8,)),
+    )
+    actor = ActorMLP.from_policy(model.policy)
+    path = tmp_path / "snap.zip"
+    write_policy_file(path, actor, policy_meta(HR, actor, 7, {"mode": "quick"}))
+    greedy = load_policy(f"ppo_argmax:{path}", "hidden_ranks", 1, {"mode": "quick"})
+    sampler = load_policy(f"ppo:{path}", "hidden_ranks", 1, {"mode": "quick"})
+    assert greedy.spec == f"ppo_argmax:{path}"
+    obs, masks = env.reset(), env.action_masks()
+    for i in range(4):
+        logits = np.where(masks[i], actor.logits(obs[i : i + 1])[0], -np.inf)
+        best = int(np.argmax(logits))
+        assert {greedy.act(obs[i], masks[i].astype(np.int8)) for _ in range(20)} == {best}
+        picks = {sampler.act(obs[i], masks[i].astype(np.int8)) for _ in range(200)}
+        assert len(picks) > 1 and all(masks[i][a] for a in picks)  # sampling: more than one
+    with pytest.raises(FileNotFoundError, match=r"gone\.zip"):
+        load_policy(f"ppo_argmax:{tmp_path / 'gone.zip'}", "hidden_ranks", 1)

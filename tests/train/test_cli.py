@@ -48,6 +48,10 @@ def test_help_lists_games_and_the_games_keywords():
         (("lost_heir", "--resume", "/nonexistent/run"), "no readable config.json"),
         (("lost_heir", "--init-from", "/no/such.zip"), "/no/such.zip: no such file"),
         (
+            ("lost_heir", "--material-scale", "0.1"),
+            "--material-scale needs a game of pieces (hidden_ranks); lost_heir has none",
+        ),
+        (
             ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
             "give --init-from or --imitation-decisions, not both",
         ),

@@ -57,6 +57,10 @@ class TrainConfig:
     """Tanh layers shared by policy and value, after symlog of the observation."""
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""
+    board: tuple[int, ...] = ()
+    """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
+    which scores each move from its from- and to-square, instead of the MLP (--trunk is then
+    unused and --heads sizes the value head only); empty: the MLP."""
     torch_threads: int = 1
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
@@ -106,6 +110,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         self.trunk = tuple(int(n) for n in self.trunk)
         self.heads = tuple(int(n) for n in self.heads)
+        self.board = tuple(int(n) for n in self.board)
         self.keywords = dict(self.keywords)
 
     @property
@@ -148,14 +153,22 @@ class TrainConfig:
             material_of(self.game)  # ValueError for a game without pieces
         if self.init_from and self.imitation_decisions:
             raise ValueError("give --init-from or --imitation-decisions, not both")
-        for name in ("trunk", "heads"):
+        for name in ("trunk", "heads", "board"):
             sizes = getattr(self, name)
             if sizes and min(sizes) < 1:
                 raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
+        if self.board:
+            from train.board import GAMES
+
+            if self.game not in GAMES:
+                raise ValueError(
+                    f"--board needs a board game ({', '.join(GAMES)}); {self.game} has no board"
+                )
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        data["trunk"], data["heads"] = list(self.trunk), list(self.heads)
+        for name in ("trunk", "heads", "board"):
+            data[name] = list(getattr(self, name))
         return data
 
     @classmethod

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from feral_envs.core import GameCore
-from train.policy import ActorMLP
+from train.policy import Actor
 from train.pool import Opponent, OpponentPool
 from train.vec_env import SelfPlayVecEnv
 
@@ -67,7 +67,7 @@ def elo_of_score(score: float, games: int) -> float:
 def play_match(
     core: GameCore,
     keywords: dict[str, Any],
-    actor: ActorMLP,
+    actor: Actor,
     opponent: Opponent,
     games: int,
     seed: int,

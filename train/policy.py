@@ -20,7 +20,11 @@ then a *trunk* of tanh layers shared by the policy and the value function, then 
 layer of each head and the heads' outputs. The trunk's first layer, whose cost grows with
 the observation size (743 inputs in Lost Heir), is computed once for both heads.
 
-The actor runs in numpy (a few small matrix products): at batch sizes of one to a few dozen
+Hidden Ranks can use the convolutional *board network* instead (``--board``,
+:mod:`train.board`): :func:`network` picks the SB3 policy class and keywords, and
+:func:`make_actor` / :func:`actor_from_policy` give the frozen actor of either network.
+
+The MLP actor runs in numpy (a few small matrix products): at batch sizes of one to a few dozen
 that is several times faster than the same network in torch, which matters for the
 opponents inside the training env and for arena play.
 """
@@ -51,7 +55,12 @@ from train.config import game_core
 FORMAT = "feral-ppo-policy/1"
 META_ENTRY = "feral.json"
 WEIGHTS_ENTRY = "policy.pth"
-ACTOR_PREFIXES = ("features_extractor.layers.", "mlp_extractor.policy_net.", "action_net.")
+ACTOR_PREFIXES = (
+    "features_extractor.layers.",
+    "features_extractor.convs.",  # the board network (train/board.py)
+    "mlp_extractor.policy_",
+    "action_net.",
+)
 TRUNK = "features_extractor.layers"
 
 
@@ -96,7 +105,7 @@ class SymlogTrunk(BaseFeaturesExtractor):
 
 
 def policy_kwargs(trunk: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, Any]:
-    """``MaskablePPO(policy_kwargs=...)`` of the network described in the module doc."""
+    """``MaskablePPO("MlpPolicy", policy_kwargs=...)`` of the network in the module doc."""
     return {
         "features_extractor_class": SymlogTrunk,
         "features_extractor_kwargs": {"trunk": tuple(trunk)},
@@ -105,12 +114,71 @@ def policy_kwargs(trunk: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, A
     }
 
 
-class ActorMLP:
-    """The policy half of the network of :func:`policy_kwargs`, in numpy.
+def network(
+    trunk: tuple[int, ...], heads: tuple[int, ...], board: tuple[int, ...] = ()
+) -> tuple[Any, dict[str, Any]]:
+    """The policy class and ``policy_kwargs`` of ``MaskablePPO`` for a run's network: the MLP
+    of the module doc, or with ``board`` channels the board network of ``train/board.py``."""
+    if board:
+        from train.board import BoardPolicy, board_policy_kwargs
 
-    ``logits(obs)`` for a batch; ``act(obs, masks, rng)`` picks legal actions, sampling from
-    the masked softmax (Gumbel-max with ``rng``) or, if ``deterministic``, the most likely.
-    """
+        return BoardPolicy, board_policy_kwargs(board, heads)
+    return "MlpPolicy", policy_kwargs(trunk, heads)
+
+
+class Actor:
+    """A frozen policy network for play: ``logits(obs)`` for a batch; ``act(obs, masks,
+    rng)`` picks legal actions, sampling from the masked softmax (Gumbel-max with ``rng``)
+    or, if ``deterministic``, the most likely. ``weights()`` gives its SB3 state dict."""
+
+    network = ""
+    trunk: tuple[int, ...] = ()
+    heads: tuple[int, ...] = ()
+    board: tuple[int, ...] = ()
+    n_inputs = n_actions = 0
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def weights(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def act(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        rng: np.random.Generator,
+        deterministic: bool = False,
+    ) -> np.ndarray:
+        logits = self.logits(obs)
+        if not deterministic:
+            logits += rng.gumbel(size=logits.shape).astype(np.float32)
+        logits[~masks.astype(bool)] = -np.inf
+        return logits.argmax(axis=1)
+
+
+def make_actor(weights: dict[str, Any]) -> Actor:
+    """The frozen actor of a state dict: the board network's if it has convolutions."""
+    if any(k.startswith("features_extractor.convs.") for k in weights):
+        from train.board import ActorBoard
+
+        return ActorBoard(weights)
+    return ActorMLP(weights)
+
+
+def actor_from_policy(policy: torch.nn.Module) -> Actor:
+    """A frozen copy of the actor of a live SB3 policy (either network)."""
+    if hasattr(policy.features_extractor, "convs"):
+        from train.board import ActorBoard
+
+        return ActorBoard.from_policy(policy)
+    return ActorMLP.from_policy(policy)
+
+
+class ActorMLP(Actor):
+    """The policy half of the network of :func:`policy_kwargs`, in numpy."""
+
+    network = "symlog inputs, shared tanh trunk, tanh policy head"
 
     def __init__(self, weights: dict[str, Any]) -> None:
         layers = []
@@ -170,22 +238,9 @@ class ActorMLP:
         w, b = self.layers[-1]
         return x @ w + b
 
-    def act(
-        self,
-        obs: np.ndarray,
-        masks: np.ndarray,
-        rng: np.random.Generator,
-        deterministic: bool = False,
-    ) -> np.ndarray:
-        logits = self.logits(obs)
-        if not deterministic:
-            logits += rng.gumbel(size=logits.shape).astype(np.float32)
-        logits[~masks.astype(bool)] = -np.inf
-        return logits.argmax(axis=1)
-
 
 def policy_meta(
-    core: GameCore, actor: ActorMLP, step: int, keywords: dict[str, Any]
+    core: GameCore, actor: Actor, step: int, keywords: dict[str, Any]
 ) -> dict[str, Any]:
     """The ``feral.json`` of a policy of ``core`` trained for ``step`` learner decisions."""
     import feral_envs
@@ -196,16 +251,17 @@ def policy_meta(
         "obs_shape": list(core.obs_shape),
         "n_actions": core.n_actions,
         "layout": layout_fingerprint(core),
-        "network": "symlog inputs, shared tanh trunk, tanh policy head",
+        "network": actor.network,
         "trunk": list(actor.trunk),
         "heads": list(actor.heads),
+        "board": list(actor.board),
         "step": int(step),
         "keywords": keywords,
         "feral_envs": feral_envs.__version__,
     }
 
 
-def write_policy_file(path: str | os.PathLike, actor: ActorMLP, meta: dict[str, Any]) -> None:
+def write_policy_file(path: str | os.PathLike, actor: Actor, meta: dict[str, Any]) -> None:
     """A standalone policy file (the self-play snapshots)."""
     buffer = io.BytesIO()
     torch.save({k: torch.from_numpy(v) for k, v in actor.weights().items()}, buffer)
@@ -278,10 +334,10 @@ def read_policy_weights(
     return {k: v for k, v in weights.items() if isinstance(v, torch.Tensor)}, meta, p
 
 
-def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP, dict[str, Any]]:
+def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[Actor, dict[str, Any]]:
     """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not."""
     weights, meta, p = read_policy_weights(path, core)
-    actor = ActorMLP({k: v.numpy() for k, v in weights.items()})
+    actor = make_actor({k: v.numpy() for k, v in weights.items()})
     n_obs = int(np.prod(core.obs_shape))
     if actor.n_inputs != n_obs or actor.n_actions != core.n_actions:
         raise CheckpointError(
@@ -292,19 +348,30 @@ def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[ActorMLP,
 
 
 def read_start_weights(
-    path: str | os.PathLike, core: GameCore, trunk: tuple[int, ...], heads: tuple[int, ...]
+    path: str | os.PathLike,
+    core: GameCore,
+    trunk: tuple[int, ...],
+    heads: tuple[int, ...],
+    board: tuple[int, ...] = (),
 ) -> dict[str, torch.Tensor]:
     """The weights a run given ``--init-from PATH`` starts from: a policy file of ``core``
-    whose network has the run's ``trunk`` and ``heads`` (:class:`CheckpointError` if not).
-    A checkpoint's ``model.zip`` holds the value head too; a snapshot holds the policy only
-    (the value head then starts fresh)."""
+    whose network has the run's ``trunk`` (or ``board``) and ``heads``
+    (:class:`CheckpointError` if not). A checkpoint's ``model.zip`` holds the value head
+    too; a snapshot holds the policy only (the value head then starts fresh)."""
     weights, meta, p = read_policy_weights(path, core)
-    given = (tuple(meta.get("trunk", ())), tuple(meta.get("heads", ())))
-    if given != (tuple(trunk), tuple(heads)):
+    given_board = tuple(meta.get("board", ()))
+    given_trunk = () if given_board else tuple(meta.get("trunk", ()))
+    given = (given_trunk, tuple(meta.get("heads", ())), given_board)
+    wanted = (() if board else tuple(trunk), tuple(heads), tuple(board))
+    if given != wanted:
+
+        def flags(t: tuple[int, ...], h: tuple[int, ...], b: tuple[int, ...]) -> str:
+            shape = f"--board {' '.join(map(str, b))}" if b else f"--trunk {' '.join(map(str, t))}"
+            return f"{shape} --heads {' '.join(map(str, h))}"
+
         raise CheckpointError(
-            f"{p} has a network with trunk {list(given[0])} and heads {list(given[1])}; this "
-            f"run builds trunk {list(trunk)} and heads {list(heads)}: give --trunk "
-            f"{' '.join(map(str, given[0]))} --heads {' '.join(map(str, given[1]))}"
+            f"{p} has a network of {flags(*given)}; this run builds {flags(*wanted)}: give "
+            f"{flags(*given)}"
         )
     return weights
 
@@ -318,7 +385,7 @@ class PPOPolicy:
 
     def __init__(
         self,
-        actor: ActorMLP,
+        actor: Actor,
         meta: dict[str, Any],
         spec: str,
         seed: int,

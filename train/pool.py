@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from train.policy import ActorMLP
+from train.policy import Actor, make_actor
 
 
 class Opponent:
@@ -78,7 +78,7 @@ class RandomOpponent(Opponent):
 class SnapshotOpponent(Opponent):
     """A frozen copy of the learner's policy network."""
 
-    def __init__(self, name: str, actor: ActorMLP, step: int, deterministic: bool) -> None:
+    def __init__(self, name: str, actor: Actor, step: int, deterministic: bool) -> None:
         self.name, self.actor, self.step, self.deterministic = name, actor, step, deterministic
 
     def act(self, obs, masks, slots, seats, rng):
@@ -157,7 +157,7 @@ class OpponentPool:
         pool.random = opponent
         return pool
 
-    def add_snapshot(self, actor: ActorMLP, step: int) -> SnapshotOpponent:
+    def add_snapshot(self, actor: Actor, step: int) -> SnapshotOpponent:
         snapshot = SnapshotOpponent(f"snapshot_{step}", actor, step, self.deterministic)
         self.snapshots.append(snapshot)
         return snapshot
@@ -213,6 +213,6 @@ class OpponentPool:
         self.rng.bit_generator.state = state["rng"]
         self.snapshots = []
         for step, weights in state["snapshots"]:
-            self.add_snapshot(ActorMLP(weights), step)
+            self.add_snapshot(make_actor(weights), step)
         if self.heuristic is not None:
             self.heuristic.load_state_dict(state["heuristic"])

@@ -52,10 +52,10 @@ from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
 from train.policy import (
     ACTOR_PREFIXES,
-    ActorMLP,
     CheckpointError,
+    actor_from_policy,
     add_meta,
-    policy_kwargs,
+    network,
     policy_meta,
     read_start_weights,
     write_policy_file,
@@ -253,8 +253,9 @@ class Trainer:
         (self.run_dir / "pool").mkdir(exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
         (self.run_dir / "versions.json").write_text(json.dumps(package_versions(), indent=1) + "\n")
+        policy_class, kwargs = network(c.trunk, c.heads, c.board)
         self.model = MaskablePPO(
-            "MlpPolicy",
+            policy_class,
             self.env,
             learning_rate=c.learning_rate,
             n_steps=c.n_steps,
@@ -266,14 +267,14 @@ class Trainer:
             ent_coef=c.ent_coef,
             vf_coef=c.vf_coef,
             max_grad_norm=c.max_grad_norm,
-            policy_kwargs=policy_kwargs(c.trunk, c.heads),
+            policy_kwargs=kwargs,
             seed=c.seed,
             device="cpu",
             verbose=0,
         )
         self.model.set_logger(self._logger())
         if c.init_from:
-            weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads)
+            weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads, c.board)
             loaded = self.model.policy.load_state_dict(weights, strict=False)
             missing = [k for k in loaded.missing_keys if k.startswith(ACTOR_PREFIXES)]
             if loaded.unexpected_keys or missing:
@@ -316,7 +317,7 @@ class Trainer:
             max_grad_norm=c.max_grad_norm,
             seed=c.seed + 5,
         )
-        actor = ActorMLP.from_policy(self.model.policy)
+        actor = actor_from_policy(self.model.policy)
         meta = policy_meta(self.core, actor, 0, c.keywords)
         write_policy_file(self.run_dir / CLONE_FILE, actor, meta)
         logger = self.model.logger
@@ -401,7 +402,7 @@ class Trainer:
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     def meta(self, step: int) -> dict[str, Any]:
-        actor = ActorMLP.from_policy(self.model.policy)
+        actor = actor_from_policy(self.model.policy)
         return policy_meta(self.core, actor, step, self.config.keywords)
 
     def write_checkpoint(self, capture: bytes) -> None:
@@ -422,7 +423,7 @@ class Trainer:
 
     def add_snapshot(self) -> None:
         step = self.model.num_timesteps
-        actor = ActorMLP.from_policy(self.model.policy)
+        actor = actor_from_policy(self.model.policy)
         snapshot = self.pool.add_snapshot(actor, step)
         meta = policy_meta(self.core, actor, step, self.config.keywords)
         write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, meta)
@@ -432,7 +433,7 @@ class Trainer:
         c = self.config
         if not c.eval_games:
             return
-        actor = ActorMLP.from_policy(self.model.policy)
+        actor = actor_from_policy(self.model.policy)
         result = play_match(
             self.core,
             c.keywords,

@@ -52,6 +52,11 @@ def test_help_lists_games_and_the_games_keywords():
             "--material-scale needs a game of pieces (hidden_ranks); lost_heir has none",
         ),
         (
+            ("lost_ranks", "--board", "32", "32"),
+            "--board needs a board game (hidden_ranks); lost_ranks has no board",
+        ),
+        (("hidden_ranks", "--board", "32", "0"), "--board needs positive layer sizes"),
+        (
             ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
             "give --init-from or --imitation-decisions, not both",
         ),

@@ -210,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         if config.init_from:
             from train.policy import read_start_weights
 
-            read_start_weights(config.init_from, core, config.trunk, config.heads, config.board)
+            read_start_weights(
+                config.init_from, core, config.trunk, config.heads, config.board, config.cards
+            )
     except ValueError as error:
         return fail(str(error))
     return run(config, args.get("out"), resume_run=False)

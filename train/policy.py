@@ -31,6 +31,7 @@ opponents inside the training env and for arena play.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import io
@@ -45,6 +46,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -58,6 +60,7 @@ WEIGHTS_ENTRY = "policy.pth"
 ACTOR_PREFIXES = (
     "features_extractor.layers.",
     "features_extractor.convs.",  # the board network (train/board.py)
+    "features_extractor.cards.",  # the card network (train/cards.py)
     "mlp_extractor.policy_",
     "action_net.",
 )
@@ -115,15 +118,48 @@ def policy_kwargs(trunk: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, A
 
 
 def network(
-    trunk: tuple[int, ...], heads: tuple[int, ...], board: tuple[int, ...] = ()
+    trunk: tuple[int, ...],
+    heads: tuple[int, ...],
+    board: tuple[int, ...] = (),
+    cards: tuple[int, ...] = (),
 ) -> tuple[Any, dict[str, Any]]:
     """The policy class and ``policy_kwargs`` of ``MaskablePPO`` for a run's network: the MLP
-    of the module doc, or with ``board`` channels the board network of ``train/board.py``."""
+    of the module doc, or with ``board`` channels the board network of ``train/board.py``,
+    or with ``cards`` widths the card network of ``train/cards.py``."""
+    if cards:
+        from train.cards import CardPolicy, card_policy_kwargs
+
+        return CardPolicy, card_policy_kwargs(cards, heads)
     if board:
         from train.board import BoardPolicy, board_policy_kwargs
 
         return BoardPolicy, board_policy_kwargs(board, heads)
     return "MlpPolicy", policy_kwargs(trunk, heads)
+
+
+class ScoredActionsPolicy(MaskableActorCriticPolicy):
+    """Base of the structured networks (:mod:`train.board`, :mod:`train.cards`): their
+    ``mlp_extractor`` gives the action logits themselves as the policy "latent", so the
+    action net is the identity; the modules named in ``policy_outputs`` (inside
+    ``mlp_extractor``) start with small weights (a near-uniform first policy), as SB3 does
+    for its action net."""
+
+    policy_outputs: tuple[str, ...] = ()
+
+    def _build(self, lr_schedule: Any) -> None:
+        self._build_mlp_extractor()
+        self.action_net = nn.Identity()
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            gains = {self.features_extractor: np.sqrt(2), self.mlp_extractor: np.sqrt(2)}
+            gains[self.value_net] = 1.0
+            for module, gain in gains.items():
+                module.apply(functools.partial(self.init_weights, gain=gain))
+            for name in self.policy_outputs:
+                self.init_weights(getattr(self.mlp_extractor, name), gain=0.01)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
 
 class Actor:
@@ -135,6 +171,7 @@ class Actor:
     trunk: tuple[int, ...] = ()
     heads: tuple[int, ...] = ()
     board: tuple[int, ...] = ()
+    cards: tuple[int, ...] = ()
     n_inputs = n_actions = 0
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -158,7 +195,12 @@ class Actor:
 
 
 def make_actor(weights: dict[str, Any]) -> Actor:
-    """The frozen actor of a state dict: the board network's if it has convolutions."""
+    """The frozen actor of a state dict: of the board or card network if it has their
+    layers, else of the MLP."""
+    if any(k.startswith("features_extractor.cards.") for k in weights):
+        from train.cards import ActorCards
+
+        return ActorCards(weights)
     if any(k.startswith("features_extractor.convs.") for k in weights):
         from train.board import ActorBoard
 
@@ -167,7 +209,11 @@ def make_actor(weights: dict[str, Any]) -> Actor:
 
 
 def actor_from_policy(policy: torch.nn.Module) -> Actor:
-    """A frozen copy of the actor of a live SB3 policy (either network)."""
+    """A frozen copy of the actor of a live SB3 policy (any network)."""
+    if hasattr(policy.features_extractor, "cards"):
+        from train.cards import ActorCards
+
+        return ActorCards.from_policy(policy)
     if hasattr(policy.features_extractor, "convs"):
         from train.board import ActorBoard
 
@@ -255,6 +301,7 @@ def policy_meta(
         "trunk": list(actor.trunk),
         "heads": list(actor.heads),
         "board": list(actor.board),
+        "cards": list(actor.cards),
         "step": int(step),
         "keywords": keywords,
         "feral_envs": feral_envs.__version__,
@@ -353,21 +400,23 @@ def read_start_weights(
     trunk: tuple[int, ...],
     heads: tuple[int, ...],
     board: tuple[int, ...] = (),
+    cards: tuple[int, ...] = (),
 ) -> dict[str, torch.Tensor]:
     """The weights a run given ``--init-from PATH`` starts from: a policy file of ``core``
-    whose network has the run's ``trunk`` (or ``board``) and ``heads``
+    whose network has the run's ``trunk`` (or ``board``, ``cards``) and ``heads``
     (:class:`CheckpointError` if not). A checkpoint's ``model.zip`` holds the value head
     too; a snapshot holds the policy only (the value head then starts fresh)."""
     weights, meta, p = read_policy_weights(path, core)
-    given_board = tuple(meta.get("board", ()))
-    given_trunk = () if given_board else tuple(meta.get("trunk", ()))
-    given = (given_trunk, tuple(meta.get("heads", ())), given_board)
-    wanted = (() if board else tuple(trunk), tuple(heads), tuple(board))
+    given_board, given_cards = tuple(meta.get("board", ())), tuple(meta.get("cards", ()))
+    given_trunk = () if given_board or given_cards else tuple(meta.get("trunk", ()))
+    given = (given_trunk, tuple(meta.get("heads", ())), given_board, given_cards)
+    wanted = (() if board or cards else tuple(trunk), tuple(heads), tuple(board), tuple(cards))
     if given != wanted:
 
-        def flags(t: tuple[int, ...], h: tuple[int, ...], b: tuple[int, ...]) -> str:
-            shape = f"--board {' '.join(map(str, b))}" if b else f"--trunk {' '.join(map(str, t))}"
-            return f"{shape} --heads {' '.join(map(str, h))}"
+        def flags(*sizes: tuple[int, ...]) -> str:
+            t, h, b, c = (" ".join(map(str, s)) for s in sizes)
+            shape = f"--board {b}" if b else f"--cards {c}" if c else f"--trunk {t}"
+            return f"{shape} --heads {h}"
 
         raise CheckpointError(
             f"{p} has a network of {flags(*given)}; this run builds {flags(*wanted)}: give "

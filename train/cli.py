@@ -210,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if config.init_from:
             from train.policy import read_start_weights
 
-            read_start_weights(
-                config.init_from, core, config.trunk, config.heads, config.board, config.cards
-            )
+            read_start_weights(config.init_from, core, config.trunk, config.heads, config.board)
     except ValueError as error:
         return fail(str(error))
     return run(config, args.get("out"), resume_run=False)

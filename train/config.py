@@ -61,10 +61,6 @@ class TrainConfig:
     """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
     which scores each move from its from- and to-square, instead of the MLP (--trunk is then
     unused and --heads sizes the value head only); empty: the MLP."""
-    cards: tuple[int, ...] = ()
-    """Lost Ranks: widths of the layers of the card network (train/cards.py), the same
-    layers for each of the 53 cards, each card's action scored from its own features,
-    instead of the MLP (--trunk is then unused and --heads sizes the value head only)."""
     torch_threads: int = 1
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
@@ -115,7 +111,6 @@ class TrainConfig:
         self.trunk = tuple(int(n) for n in self.trunk)
         self.heads = tuple(int(n) for n in self.heads)
         self.board = tuple(int(n) for n in self.board)
-        self.cards = tuple(int(n) for n in self.cards)
         self.keywords = dict(self.keywords)
 
     @property
@@ -158,7 +153,7 @@ class TrainConfig:
             material_of(self.game)  # ValueError for a game without pieces
         if self.init_from and self.imitation_decisions:
             raise ValueError("give --init-from or --imitation-decisions, not both")
-        for name in ("trunk", "heads", "board", "cards"):
+        for name in ("trunk", "heads", "board"):
             sizes = getattr(self, name)
             if sizes and min(sizes) < 1:
                 raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
@@ -169,20 +164,10 @@ class TrainConfig:
                 raise ValueError(
                     f"--board needs a board game ({', '.join(GAMES)}); {self.game} has no board"
                 )
-        if self.cards:
-            from train.cards import GAMES as CARD_GAMES
-
-            if self.game not in CARD_GAMES:
-                raise ValueError(
-                    f"--cards needs a game whose actions are its cards "
-                    f"({', '.join(CARD_GAMES)}), not {self.game}"
-                )
-            if self.board:
-                raise ValueError("give --board or --cards, not both")
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        for name in ("trunk", "heads", "board", "cards"):
+        for name in ("trunk", "heads", "board"):
             data[name] = list(getattr(self, name))
         return data
 

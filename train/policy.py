@@ -60,7 +60,6 @@ WEIGHTS_ENTRY = "policy.pth"
 ACTOR_PREFIXES = (
     "features_extractor.layers.",
     "features_extractor.convs.",  # the board network (train/board.py)
-    "features_extractor.cards.",  # the card network (train/cards.py)
     "mlp_extractor.policy_",
     "action_net.",
 )
@@ -121,15 +120,9 @@ def network(
     trunk: tuple[int, ...],
     heads: tuple[int, ...],
     board: tuple[int, ...] = (),
-    cards: tuple[int, ...] = (),
 ) -> tuple[Any, dict[str, Any]]:
     """The policy class and ``policy_kwargs`` of ``MaskablePPO`` for a run's network: the MLP
-    of the module doc, or with ``board`` channels the board network of ``train/board.py``,
-    or with ``cards`` widths the card network of ``train/cards.py``."""
-    if cards:
-        from train.cards import CardPolicy, card_policy_kwargs
-
-        return CardPolicy, card_policy_kwargs(cards, heads)
+    of the module doc, or with ``board`` channels the board network of ``train/board.py``."""
     if board:
         from train.board import BoardPolicy, board_policy_kwargs
 
@@ -138,7 +131,7 @@ def network(
 
 
 class ScoredActionsPolicy(MaskableActorCriticPolicy):
-    """Base of the structured networks (:mod:`train.board`, :mod:`train.cards`): their
+    """Base of structured networks such as :mod:`train.board`: their
     ``mlp_extractor`` gives the action logits themselves as the policy "latent", so the
     action net is the identity; the modules named in ``policy_outputs`` (inside
     ``mlp_extractor``) start with small weights (a near-uniform first policy), as SB3 does
@@ -171,7 +164,6 @@ class Actor:
     trunk: tuple[int, ...] = ()
     heads: tuple[int, ...] = ()
     board: tuple[int, ...] = ()
-    cards: tuple[int, ...] = ()
     n_inputs = n_actions = 0
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -195,12 +187,8 @@ class Actor:
 
 
 def make_actor(weights: dict[str, Any]) -> Actor:
-    """The frozen actor of a state dict: of the board or card network if it has their
-    layers, else of the MLP."""
-    if any(k.startswith("features_extractor.cards.") for k in weights):
-        from train.cards import ActorCards
-
-        return ActorCards(weights)
+    """The frozen actor of a state dict: of the board network if it has convolutions,
+    else of the MLP."""
     if any(k.startswith("features_extractor.convs.") for k in weights):
         from train.board import ActorBoard
 
@@ -210,10 +198,6 @@ def make_actor(weights: dict[str, Any]) -> Actor:
 
 def actor_from_policy(policy: torch.nn.Module) -> Actor:
     """A frozen copy of the actor of a live SB3 policy (any network)."""
-    if hasattr(policy.features_extractor, "cards"):
-        from train.cards import ActorCards
-
-        return ActorCards.from_policy(policy)
     if hasattr(policy.features_extractor, "convs"):
         from train.board import ActorBoard
 
@@ -301,7 +285,6 @@ def policy_meta(
         "trunk": list(actor.trunk),
         "heads": list(actor.heads),
         "board": list(actor.board),
-        "cards": list(actor.cards),
         "step": int(step),
         "keywords": keywords,
         "feral_envs": feral_envs.__version__,
@@ -400,22 +383,21 @@ def read_start_weights(
     trunk: tuple[int, ...],
     heads: tuple[int, ...],
     board: tuple[int, ...] = (),
-    cards: tuple[int, ...] = (),
 ) -> dict[str, torch.Tensor]:
     """The weights a run given ``--init-from PATH`` starts from: a policy file of ``core``
-    whose network has the run's ``trunk`` (or ``board``, ``cards``) and ``heads``
+    whose network has the run's ``trunk`` (or ``board``) and ``heads``
     (:class:`CheckpointError` if not). A checkpoint's ``model.zip`` holds the value head
     too; a snapshot holds the policy only (the value head then starts fresh)."""
     weights, meta, p = read_policy_weights(path, core)
-    given_board, given_cards = tuple(meta.get("board", ())), tuple(meta.get("cards", ()))
-    given_trunk = () if given_board or given_cards else tuple(meta.get("trunk", ()))
-    given = (given_trunk, tuple(meta.get("heads", ())), given_board, given_cards)
-    wanted = (() if board or cards else tuple(trunk), tuple(heads), tuple(board), tuple(cards))
+    given_board = tuple(meta.get("board", ()))
+    given_trunk = () if given_board else tuple(meta.get("trunk", ()))
+    given = (given_trunk, tuple(meta.get("heads", ())), given_board)
+    wanted = (() if board else tuple(trunk), tuple(heads), tuple(board))
     if given != wanted:
 
         def flags(*sizes: tuple[int, ...]) -> str:
-            t, h, b, c = (" ".join(map(str, s)) for s in sizes)
-            shape = f"--board {b}" if b else f"--cards {c}" if c else f"--trunk {t}"
+            t, h, b = (" ".join(map(str, s)) for s in sizes)
+            shape = f"--board {b}" if b else f"--trunk {t}"
             return f"{shape} --heads {h}"
 
         raise CheckpointError(

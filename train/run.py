@@ -253,7 +253,7 @@ class Trainer:
         (self.run_dir / "pool").mkdir(exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
         (self.run_dir / "versions.json").write_text(json.dumps(package_versions(), indent=1) + "\n")
-        policy_class, kwargs = network(c.trunk, c.heads, c.board, c.cards)
+        policy_class, kwargs = network(c.trunk, c.heads, c.board)
         self.model = MaskablePPO(
             policy_class,
             self.env,
@@ -274,7 +274,7 @@ class Trainer:
         )
         self.model.set_logger(self._logger())
         if c.init_from:
-            weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads, c.board, c.cards)
+            weights = read_start_weights(c.init_from, self.core, c.trunk, c.heads, c.board)
             loaded = self.model.policy.load_state_dict(weights, strict=False)
             missing = [k for k in loaded.missing_keys if k.startswith(ACTOR_PREFIXES)]
             if loaded.unexpected_keys or missing:

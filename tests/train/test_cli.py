@@ -57,10 +57,6 @@ def test_help_lists_games_and_the_games_keywords():
         ),
         (("hidden_ranks", "--board", "32", "0"), "--board needs positive layer sizes"),
         (
-            ("lost_heir", "--cards", "64"),
-            "--cards needs a game whose actions are its cards (lost_ranks), not lost_heir",
-        ),
-        (
             ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
             "give --init-from or --imitation-decisions, not both",
         ),

@@ -34,7 +34,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from feral_envs.hidden_ranks.rules import N_DIRECTIONS, N_PLACE, OFF_BOARD, RAY
-from train.policy import Actor, CheckpointError, ScoredActionsPolicy, symlog
+from train.policy import Actor, CheckpointError, ScoredActionsPolicy, symlog, weight_pair
 
 GAMES = ("hidden_ranks",)
 """Games the board network is built for (their observation is the ego board)."""
@@ -180,12 +180,8 @@ class ActorBoard(Actor):
 
     @staticmethod
     def _pair(weights: dict[str, Any], name: str) -> tuple[torch.Tensor, torch.Tensor]:
-        try:
-            w, b = weights[name + ".weight"], weights[name + ".bias"]
-        except KeyError as missing:
-            raise CheckpointError(f"actor weight {missing} is missing") from None
-        as_tensor = lambda v: torch.as_tensor(np.array(v, dtype=np.float32))  # noqa: E731
-        return as_tensor(w), as_tensor(b)
+        w, b = weight_pair(weights, name)
+        return torch.as_tensor(np.array(w, np.float32)), torch.as_tensor(np.array(b, np.float32))
 
     @classmethod
     def from_policy(cls, policy: torch.nn.Module) -> ActorBoard:

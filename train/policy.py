@@ -186,6 +186,14 @@ class Actor:
         return logits.argmax(axis=1)
 
 
+def weight_pair(weights: dict[str, Any], name: str) -> tuple[Any, Any]:
+    """``weights[name + ".weight"]`` and ``.bias``; :class:`CheckpointError` if missing."""
+    try:
+        return weights[name + ".weight"], weights[name + ".bias"]
+    except KeyError as missing:
+        raise CheckpointError(f"actor weight {missing} is missing") from None
+
+
 def make_actor(weights: dict[str, Any]) -> Actor:
     """The frozen actor of a state dict: of the board network if it has convolutions,
     else of the MLP."""
@@ -232,10 +240,7 @@ class ActorMLP(Actor):
 
     @staticmethod
     def _pair(weights: dict[str, Any], name: str) -> tuple[np.ndarray, np.ndarray]:
-        try:
-            w, b = weights[name + ".weight"], weights[name + ".bias"]
-        except KeyError as missing:
-            raise CheckpointError(f"actor weight {missing} is missing") from None
+        w, b = weight_pair(weights, name)
         w = np.ascontiguousarray(np.asarray(w, dtype=np.float32).T)  # (in, out): x @ w
         return w, np.asarray(b, dtype=np.float32)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pytest
 from toy_core import TOY2, TOY4
 
@@ -11,6 +12,13 @@ import feral_envs
 
 TOY_KEYWORDS = {"hand_len": 5, "target_score": 12, "max_hands": 4}
 """Short toy games that end both ways: about half by the target, half truncated."""
+
+
+def masked_probs(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The masked softmax of a batch of logits (what the policy samples from)."""
+    logits = np.where(masks, logits, -np.inf)
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    return p / p.sum(1, keepdims=True)
 
 
 def real_cores() -> list:

@@ -18,7 +18,7 @@ squeeze through that layer. Here the network keeps the board:
 
 :func:`trunk_features` and :func:`policy_logits` are the one forward pass, used both by the
 SB3 policy that trains (:class:`BoardPolicy`) and by the frozen copies that play as
-opponents, snapshots and ``ppo:PATH`` (:class:`train.policy.ActorBoard`).
+opponents, snapshots and ``ppo:PATH`` (:class:`ActorBoard`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ BOARD = (10, 10)
 N_SQUARES = RAY.shape[0]
 N_STEPS = RAY.shape[1] * RAY.shape[2]  # direction x distance per from-square
 _TARGET_SQUARE = torch.as_tensor(RAY, dtype=torch.long)  # (from, direction, distance)
+assert OFF_BOARD == N_SQUARES  # the padded row that moves off the board read
 _TARGET_DIRECTION = torch.arange(N_DIRECTIONS).view(1, -1, 1).expand_as(_TARGET_SQUARE)
 
 
@@ -69,7 +70,6 @@ def policy_logits(h: torch.Tensor, heads: list[tuple[torch.Tensor, torch.Tensor]
     origin = F.conv2d(h, origin_w, origin_b).flatten(2).transpose(1, 2)  # (N, square, 36)
     target = F.conv2d(h, target_w, target_b).flatten(2).transpose(1, 2)  # (N, square, 4)
     target = F.pad(target, (0, 0, 0, 1))  # row OFF_BOARD: a move off the board adds 0
-    assert target.shape[1] == OFF_BOARD + 1
     landing = target[:, _TARGET_SQUARE, _TARGET_DIRECTION].reshape(n, N_SQUARES, N_STEPS)
     return torch.cat([place, (origin + landing).reshape(n, -1)], dim=1)
 
@@ -165,9 +165,13 @@ class ActorBoard(Actor):
         self.policy = [self._pair(weights, f"mlp_extractor.{name}") for name in POLICY_HEADS]
         shapes = [w.shape for w, _ in self.convs]
         chained = all(a[0] == b[1] for a, b in itertools.pairwise(shapes))
+        chained &= all(s[2:] == (3, 3) for s in shapes)
         outputs = tuple(w.shape[0] for w, _ in self.policy)
         if not chained or any(w.shape[1] != shapes[-1][0] for w, _ in self.policy):
-            raise CheckpointError("board network weights do not chain (channel counts disagree)")
+            raise CheckpointError(
+                "board network weights do not chain (channel counts disagree, or a trunk "
+                "kernel is not 3x3)"
+            )
         if outputs != (1, N_STEPS, N_DIRECTIONS) or any(
             w.shape[2:] != (1, 1) for w, _ in self.policy
         ):

@@ -137,6 +137,7 @@ def test_broken_board_weights_are_refused_by_name():
         ({k: v for k, v in good.items() if "convs" not in k}, "without convolutions"),
         ({k: v for k, v in good.items() if "policy_target.bias" not in k}, "policy_target.bias"),
         (good | {"mlp_extractor.policy_origin.weight": np.zeros((36, 2, 1, 1))}, "do not chain"),
+        (good | {"features_extractor.convs.0.weight": np.zeros((1, 71, 5, 5))}, "not 3x3"),
         (
             good | {"mlp_extractor.policy_origin.weight": np.zeros((35, 1, 1, 1))},
             r"give \(1, 35, 4\)",

@@ -23,6 +23,7 @@ opponents, snapshots and ``ppo:PATH`` (:class:`ActorBoard`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any
 
@@ -30,11 +31,12 @@ import gymnasium as gym
 import numpy as np
 import torch
 import torch.nn.functional as F
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from feral_envs.hidden_ranks.rules import N_DIRECTIONS, N_PLACE, OFF_BOARD, RAY
-from train.policy import Actor, CheckpointError, ScoredActionsPolicy, symlog, weight_pair
+from train.policy import Actor, CheckpointError, symlog, weight_pair
 
 GAMES = ("hidden_ranks",)
 """Games the board network is built for (their observation is the ego board)."""
@@ -130,14 +132,31 @@ class BoardHeads(nn.Module):
         return self.forward_actor(features), self.forward_critic(features)
 
 
-class BoardPolicy(ScoredActionsPolicy):
-    """sb3-contrib's masked actor-critic with the board network (``net_arch={"vf": heads}``)."""
+class BoardPolicy(MaskableActorCriticPolicy):
+    """sb3-contrib's masked actor-critic with the board network (``net_arch={"vf": heads}``).
 
-    policy_outputs = POLICY_HEADS
+    The heads give the logits themselves as the policy "latent", so the action net is the
+    identity; the policy convolutions start with small weights (a near-uniform first
+    policy), as SB3 does for its action net."""
 
     def _build_mlp_extractor(self) -> None:
         channels = self.features_extractor.convs[-1].out_channels
         self.mlp_extractor = BoardHeads(channels, list(self.net_arch["vf"]), self.action_space.n)
+
+    def _build(self, lr_schedule: Any) -> None:
+        self._build_mlp_extractor()
+        self.action_net = nn.Identity()
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            gains = {self.features_extractor: np.sqrt(2), self.mlp_extractor: np.sqrt(2)}
+            gains[self.value_net] = 1.0
+            for module, gain in gains.items():
+                module.apply(functools.partial(self.init_weights, gain=gain))
+            for name in POLICY_HEADS:
+                self.init_weights(getattr(self.mlp_extractor, name), gain=0.01)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
 
 def board_policy_kwargs(channels: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, Any]:

@@ -31,7 +31,6 @@ opponents inside the training env and for arena play.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib
 import io
@@ -46,7 +45,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -128,31 +126,6 @@ def network(
 
         return BoardPolicy, board_policy_kwargs(board, heads)
     return "MlpPolicy", policy_kwargs(trunk, heads)
-
-
-class ScoredActionsPolicy(MaskableActorCriticPolicy):
-    """Base of structured networks such as :mod:`train.board`: their
-    ``mlp_extractor`` gives the action logits themselves as the policy "latent", so the
-    action net is the identity; the modules named in ``policy_outputs`` (inside
-    ``mlp_extractor``) start with small weights (a near-uniform first policy), as SB3 does
-    for its action net."""
-
-    policy_outputs: tuple[str, ...] = ()
-
-    def _build(self, lr_schedule: Any) -> None:
-        self._build_mlp_extractor()
-        self.action_net = nn.Identity()
-        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
-        if self.ortho_init:
-            gains = {self.features_extractor: np.sqrt(2), self.mlp_extractor: np.sqrt(2)}
-            gains[self.value_net] = 1.0
-            for module, gain in gains.items():
-                module.apply(functools.partial(self.init_weights, gain=gain))
-            for name in self.policy_outputs:
-                self.init_weights(getattr(self.mlp_extractor, name), gain=0.01)
-        self.optimizer = self.optimizer_class(
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
-        )
 
 
 class Actor:

@@ -61,6 +61,9 @@ class TrainConfig:
     """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
     which scores each move from its from- and to-square, instead of the MLP (--trunk is then
     unused and --heads sizes the value head only); empty: the MLP."""
+    advice: bool = False
+    """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
+    where to deviate from it (train/advice.py); the policy then runs the bot in play too."""
     torch_threads: int = 1
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
@@ -164,6 +167,11 @@ class TrainConfig:
                 raise ValueError(
                     f"--board needs a board game ({', '.join(GAMES)}); {self.game} has no board"
                 )
+
+        if self.advice:
+            from train.advice import check_game
+
+            check_game(self.game)
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

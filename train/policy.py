@@ -2,7 +2,8 @@
 
 A *policy file* is a zip archive with two entries: ``policy.pth``, the network's weights as
 a ``torch.save`` dict of tensors, and ``feral.json``, what the weights are for (game,
-observation layout fingerprint, action count, layer sizes, training step). Checkpoints
+observation layout fingerprint, action count, layer sizes, whether the network takes the
+heuristic's advice (:mod:`train.advice`), training step). Checkpoints
 (``model.zip``, an SB3 save with ``feral.json`` added) and the self-play snapshots
 (``pool/*.zip``) are both policy files, so either loads as the arena spec ``ppo:PATH``.
 
@@ -50,6 +51,7 @@ from torch import nn
 
 from feral_envs.core import GameCore
 from feral_envs.layout import Layout
+from train.advice import Advisor, advised_core, advisor_of
 from train.config import game_core
 
 FORMAT = "feral-ppo-policy/1"
@@ -263,6 +265,7 @@ def policy_meta(
         "trunk": list(actor.trunk),
         "heads": list(actor.heads),
         "board": list(actor.board),
+        "advice": advisor_of(core) is not None,
         "step": int(step),
         "keywords": keywords,
         "feral_envs": feral_envs.__version__,
@@ -298,10 +301,12 @@ def resolve_path(path: str | os.PathLike) -> Path:
 
 
 def read_policy_weights(
-    path: str | os.PathLike, core: GameCore
+    path: str | os.PathLike, core: GameCore, add_advice: bool = False
 ) -> tuple[dict[str, torch.Tensor], dict[str, Any], Path]:
     """The weights (a state dict), metadata and resolved path of a policy file for ``core``;
-    :class:`CheckpointError` if it is not one (see the module doc)."""
+    :class:`CheckpointError` if it is not one (see the module doc). A policy trained with
+    ``--advice`` (:mod:`train.advice`) fits only an advised core, or with ``add_advice`` a
+    game's own core (the caller adds the advice)."""
     p = resolve_path(path)
     what = f"{p} is not a Feral Envs PPO checkpoint"
     try:
@@ -323,7 +328,15 @@ def read_policy_weights(
         )
     if meta.get("game") != core.name:
         raise CheckpointError(f"{p} holds a policy for {meta.get('game')!r}, not {core.name!r}")
-    fingerprint = layout_fingerprint(core)
+    advised, core_advised = bool(meta.get("advice", False)), advisor_of(core) is not None
+    if advised != core_advised and not (advised and add_advice):
+        raise CheckpointError(
+            f"{p} was trained {'with' if advised else 'without'} --advice (the heuristic's "
+            f"choice as input); this run is {'with' if core_advised else 'without'} it: "
+            f"{'give' if advised else 'drop'} --advice"
+        )
+    layout_core = advised_core(core, {}) if advised and not core_advised else core
+    fingerprint = layout_fingerprint(layout_core)
     if meta.get("layout") != fingerprint:
         raise CheckpointError(
             f"{p} was trained on another observation/action layout of {core.name} "
@@ -342,16 +355,25 @@ def read_policy_weights(
     return {k: v for k, v in weights.items() if isinstance(v, torch.Tensor)}, meta, p
 
 
-def read_policy_file(path: str | os.PathLike, core: GameCore) -> tuple[Actor, dict[str, Any]]:
-    """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not."""
-    weights, meta, p = read_policy_weights(path, core)
+def read_policy_file(
+    path: str | os.PathLike, core: GameCore, keywords: dict[str, Any] | None = None
+) -> tuple[Actor, dict[str, Any]]:
+    """The actor and metadata of a policy file for ``core``; :class:`CheckpointError` if not.
+
+    With ``keywords`` (the game keywords of the env it will play in), a policy trained with
+    ``--advice`` read for a game's own core comes wrapped in its advisor
+    (:class:`AdvisedActor`), so that it takes the game's observations."""
+    weights, meta, p = read_policy_weights(path, core, add_advice=keywords is not None)
     actor = make_actor({k: v.numpy() for k, v in weights.items()})
-    n_obs = int(np.prod(core.obs_shape))
+    add = bool(meta.get("advice")) and advisor_of(core) is None
+    n_obs = int(np.prod(core.obs_shape)) + (core.n_actions if add else 0)
     if actor.n_inputs != n_obs or actor.n_actions != core.n_actions:
         raise CheckpointError(
             f"{p}: network takes {actor.n_inputs} inputs and gives {actor.n_actions} actions; "
             f"{core.name} has {n_obs} and {core.n_actions}"
         )
+    if add:
+        actor = AdvisedActor(actor, Advisor(core.name, keywords or {}))
     return actor, meta
 
 
@@ -385,6 +407,40 @@ def read_start_weights(
     return weights
 
 
+class AdvisedActor(Actor):
+    """A policy trained with ``--advice``, playing from the game's own observations: each
+    is followed by the advice of :class:`~train.advice.Advisor` before the network sees it."""
+
+    def __init__(self, inner: Actor, advisor: Advisor) -> None:
+        self.inner, self.advisor = inner, advisor
+        self.network, self.trunk, self.heads, self.board = (
+            inner.network,
+            inner.trunk,
+            inner.heads,
+            inner.board,
+        )
+        self.n_inputs, self.n_actions = inner.n_inputs - inner.n_actions, inner.n_actions
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        raise TypeError("an advised actor needs the legal actions too: call act()")
+
+    def weights(self) -> dict[str, np.ndarray]:
+        return self.inner.weights()
+
+    def act(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        rng: np.random.Generator,
+        deterministic: bool = False,
+    ) -> np.ndarray:
+        masks = masks.astype(bool)
+        inputs = np.stack(
+            [self.advisor.augment(o, m) for o, m in zip(obs, masks, strict=True)]
+        ).astype(np.float32)
+        return self.inner.act(inputs, masks, rng, deterministic)
+
+
 class PPOPolicy:
     """A trained policy as an ``agents`` Policy (arena, play): ``act(observation, mask)``.
 
@@ -414,12 +470,12 @@ class PPOPolicy:
 
 def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
     """The ``ppo:PATH`` loader (registered with ``agents`` by ``agents/ppo.py``): samples."""
-    actor, meta = read_policy_file(path, game_core(game))
+    actor, meta = read_policy_file(path, game_core(game), keywords)
     return PPOPolicy(actor, meta, f"ppo:{path}", seed)
 
 
 def load_ppo_argmax_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:
     """The ``ppo_argmax:PATH`` loader: the same policy, always playing its most likely
     legal action (greedy evaluation)."""
-    actor, meta = read_policy_file(path, game_core(game))
+    actor, meta = read_policy_file(path, game_core(game), keywords)
     return PPOPolicy(actor, meta, f"ppo_argmax:{path}", seed, deterministic=True)

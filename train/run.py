@@ -48,6 +48,7 @@ from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputF
 
 import feral_envs
 from feral_envs.core import GameCore
+from train.advice import advised_core
 from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
 from train.policy import (
@@ -194,6 +195,8 @@ class Trainer:
         self.config = config
         self.run_dir = Path(run_dir)
         self.core = core if core is not None else game_core(config.game)
+        if config.advice:  # the network's inputs end with the heuristic's advice
+            self.core = advised_core(self.core, config.keywords)
         torch.set_num_threads(config.torch_threads)
         heuristic = (
             heuristic_opponent(config.game, config.keywords)

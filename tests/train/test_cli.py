@@ -57,6 +57,11 @@ def test_help_lists_games_and_the_games_keywords():
         ),
         (("hidden_ranks", "--board", "32", "0"), "--board needs positive layer sizes"),
         (
+            ("hidden_ranks", "--advice"),
+            "--advice needs a game whose heuristic is deterministic and memoryless "
+            "(lost_ranks); hidden_ranks's is not",
+        ),
+        (
             ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
             "give --init-from or --imitation-decisions, not both",
         ),

@@ -60,7 +60,7 @@ class TrainConfig:
     board: tuple[int, ...] = ()
     """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
     which scores each move from its from- and to-square, instead of the MLP (--trunk is then
-    unused and --heads sizes the value head only); empty: the MLP."""
+    not given and --heads sizes the value head only); empty: the MLP."""
     advice: bool = False
     """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
     where to deviate from it (train/advice.py); the policy then runs the bot in play too."""
@@ -166,6 +166,10 @@ class TrainConfig:
             if self.game not in GAMES:
                 raise ValueError(
                     f"--board needs a board game ({', '.join(GAMES)}); {self.game} has no board"
+                )
+            if self.trunk != type(self).trunk:  # not the field default
+                raise ValueError(
+                    "--trunk is unused with --board (its convolutions are the trunk): drop it"
                 )
 
         if self.advice:

@@ -57,6 +57,10 @@ def test_help_lists_games_and_the_games_keywords():
         ),
         (("hidden_ranks", "--board", "32", "0"), "--board needs positive layer sizes"),
         (
+            ("hidden_ranks", "--board", "32", "--trunk", "256"),
+            "--trunk is unused with --board (its convolutions are the trunk): drop it",
+        ),
+        (
             ("hidden_ranks", "--advice"),
             "--advice needs a game whose heuristic is deterministic and memoryless "
             "(lost_ranks); hidden_ranks's is not",

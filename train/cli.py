@@ -201,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     config.__post_init__()
     try:
         config.check()
-        core = game_core(game)
-        core.make_config(**config.keywords)
+        game_core(game).make_config(**config.keywords)
+        from train.run import run_core
+
+        core = run_core(config)
         if config.imitation_decisions:
             from train.imitate import check_memory
 

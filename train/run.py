@@ -187,6 +187,13 @@ class Interrupted(Exception):
         self.run_dir, self.step = run_dir, step
 
 
+def run_core(config: TrainConfig, core: GameCore | None = None) -> GameCore:
+    """The rules core a run trains on: ``core`` (else the game's), with the heuristic's
+    advice appended to its observations if ``config.advice`` (:mod:`train.advice`)."""
+    core = core if core is not None else game_core(config.game)
+    return advised_core(core, config.keywords) if config.advice else core
+
+
 class Trainer:
     """Builds and runs one training (see the module doc); ``train()`` drives it."""
 
@@ -194,9 +201,7 @@ class Trainer:
         config.check()
         self.config = config
         self.run_dir = Path(run_dir)
-        self.core = core if core is not None else game_core(config.game)
-        if config.advice:  # the network's inputs end with the heuristic's advice
-            self.core = advised_core(self.core, config.keywords)
+        self.core = run_core(config, core)
         torch.set_num_threads(config.torch_threads)
         heuristic = (
             heuristic_opponent(config.game, config.keywords)

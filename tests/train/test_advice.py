@@ -183,3 +183,29 @@ def test_an_advised_run_imitates_trains_and_resumes(tmp_path):
 def test_the_advisor_names_no_action_when_none_is_legal():
     advisor = Advisor("lost_ranks", {})
     assert not advisor.advise(np.zeros(N_OBS, np.float32), np.zeros(N_ACTIONS, bool)).any()
+
+
+def test_the_command_line_starts_an_advised_run_from_an_advised_file(tmp_path):
+    from test_cli import cli
+
+    path = advised_file(tmp_path / "follow.zip")
+    common = ("lost_ranks", "--init-from", str(path), "--trunk", "53", "--heads", "53")
+    out = cli(*common, "--timesteps", "10")
+    assert out.returncode == 2 and "trained with --advice" in out.stderr, out.stderr
+    assert "give --advice" in out.stderr and "Traceback" not in out.stderr
+    short = ("--n-envs", "4", "--n-steps", "32", "--batch-size", "64", "--eval-games", "0")
+    out = cli(
+        *common,
+        "--advice",
+        "--timesteps",
+        "128",
+        *short,
+        "--arena-games",
+        "0",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert out.returncode == 0, out.stderr
+    _, meta = read_policy_file(tmp_path / "run", CORE, keywords={})
+    assert meta["advice"] is True and meta["step"] == 128

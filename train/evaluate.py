@@ -4,7 +4,9 @@ Used at checkpoints for the progress bar's "last rating" and the ``eval/`` Tenso
 the run's final rating comes from the arena (``agents.arena``). It plays exactly ``games``
 games with the learner's side drawn at random per game, on :class:`SelfPlayVecEnv` (so a
 whole batch of games moves at once). Only the first ``games`` games started are counted, so
-short games are not favoured over long ones. A truncated game counts as a draw.
+short games are not favoured over long ones. A truncated game (a length cap the rules do
+not have) is scored as the arena scores it: won by the side ahead on the game's scores when it
+stops, drawn if they are level (:func:`match_outcome`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class MatchResult:
     draws: int
     losses: int
     truncated: int
-    """Of the draws, how many were truncated games (no result by the rules)."""
+    """Of all the games, how many were truncated (scored by the lead when they stopped)."""
 
     @property
     def games(self) -> int:
@@ -64,6 +66,15 @@ def elo_of_score(score: float, games: int) -> float:
     return 400.0 * math.log10(s / (1.0 - s))
 
 
+def match_outcome(info: dict[str, Any]) -> str:
+    """``"win"``, ``"draw"`` or ``"loss"`` for the learner of a finished game's ``info``
+    (:class:`SelfPlayVecEnv`'s): the rules' result, or for a truncated game the sign of the
+    learner side's score lead, as ``agents.arena`` scores it."""
+    if info["result"] != "truncated":
+        return info["result"]
+    return "win" if info["lead"] > 0 else "loss" if info["lead"] < 0 else "draw"
+
+
 def play_match(
     core: GameCore,
     keywords: dict[str, Any],
@@ -88,15 +99,15 @@ def play_match(
     obs = env.reset()
     game_of_slot = list(range(env.num_envs))
     started = env.num_envs
-    counts = {"win": 0, "draw": 0, "loss": 0, "truncated": 0}
+    counts = {"win": 0, "draw": 0, "loss": 0}
+    truncated = 0
     while sum(counts.values()) < games:
         actions = actor.act(obs, env.action_masks(), rng, deterministic)
         obs, _, dones, infos = env.step(actions)
         for i in np.flatnonzero(dones):
             if game_of_slot[i] < games:
-                counts[infos[i]["result"]] += 1
+                counts[match_outcome(infos[i])] += 1
+                truncated += infos[i]["result"] == "truncated"
             game_of_slot[i] = started
             started += 1
-    return MatchResult(
-        counts["win"], counts["draw"] + counts["truncated"], counts["loss"], counts["truncated"]
-    )
+    return MatchResult(counts["win"], counts["draw"], counts["loss"], truncated)

@@ -39,7 +39,8 @@ seat and every position relative to the dealer.
 
 Done games' ``info`` also holds ``episode`` (``r`` return, ``l`` learner decisions, ``t``
 seconds) as SB3's ``Monitor`` writes it, ``result`` (``"win"``, ``"loss"``, ``"draw"`` or
-``"truncated"``) and ``opponent`` (the pool member's name).
+``"truncated"``), ``lead`` (the learner side's score lead at the end) and ``opponent`` (the
+pool member's name).
 """
 
 from __future__ import annotations
@@ -372,6 +373,7 @@ class SelfPlayVecEnv(VecEnv):
                 "t": round(time.perf_counter() - self._ep_start[i], 6),
             },
             "result": RESULT_OF_OUTCOME[outcome] if terminated else "truncated",
+            "lead": self._lead(i),
             "opponent": self.opponents[i].name,
         }
         if self.record:

@@ -24,7 +24,9 @@ whichever seat or game the core is asked about.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import importlib
 from typing import Any
 
 import numpy as np
@@ -36,11 +38,12 @@ GAMES = ("lost_ranks",)
 ties at random; the Hidden Ranks bot remembers what it saw)."""
 
 
-def check_game(game: str) -> None:
-    """``ValueError`` if ``game``'s bot cannot advise, naming the games whose bot can."""
+def check_game(game: str, flag: str = "--advice") -> None:
+    """``ValueError`` if ``game``'s bot cannot advise (or set par: ``flag``), naming the
+    games whose bot can."""
     if game not in GAMES:
         raise ValueError(
-            f"--advice needs a game whose heuristic is deterministic and memoryless "
+            f"{flag} needs a game whose heuristic is deterministic and memoryless "
             f"({', '.join(GAMES)}); {game}'s is not"
         )
 
@@ -94,3 +97,29 @@ def advised_core(core: GameCore, keywords: dict[str, Any]) -> GameCore:
 def advisor_of(core: GameCore) -> Advisor | None:
     """The advisor of an :func:`advised_core`, None for a game's own core."""
     return getattr(core.observe, "advisor", None)
+
+
+class Par:
+    """``--par``: the bot's own result on each round the learner plays, as its reward's
+    baseline. From the learner's first decision of a round, a copy of the game is played to
+    the round's end by the bot in all four seats; the learner side's lead change there (the
+    *par*, as in duplicate bridge) is subtracted from what the side actually scores in that
+    round. The par depends on the deal, never on the learner's actions, so it removes the
+    luck of the cards from the reward without biasing the policy gradient."""
+
+    def __init__(self, game: str, keywords: dict[str, Any]) -> None:
+        check_game(game, "--par")
+        self.core = importlib.import_module(f"feral_envs.{game}").CORE
+        self.bot = Advisor(game, keywords).bot
+
+    def round_gain(self, state: Any, rng: np.random.Generator, team: int) -> float:
+        """The lead change of ``team`` over the rest of ``state``'s round, the bot playing."""
+        core = self.core
+        state, rng = copy.deepcopy(state), copy.deepcopy(rng)
+        epoch, before = state.epoch, np.array(core.scores(state))
+        while state.epoch == epoch and not any(core.status(state)[:2]):
+            seat = core.seat_to_act(state)
+            action = self.bot.act(core.observe(state, seat), core.legal_mask(state))
+            core.apply(state, action, rng)
+        after = core.scores(state)
+        return float((after[team] - after[1 - team]) - (before[team] - before[1 - team]))

@@ -64,6 +64,10 @@ class TrainConfig:
     advice: bool = False
     """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
     where to deviate from it (train/advice.py); the policy then runs the bot in play too."""
+    par: bool = False
+    """Lost Ranks: count each round's points against the bot's own result on the same cards
+    (a copy of the round played out by the heuristic in all seats), removing the deal's luck
+    from the reward (train/advice.py)."""
     torch_threads: int = 1
     """torch.set_num_threads: 1 suits small MLPs on a 2-core machine (no thread contention)."""
     points_scale: float = 0.05
@@ -172,10 +176,13 @@ class TrainConfig:
                     "--trunk is unused with --board (its convolutions are the trunk): drop it"
                 )
 
-        if self.advice:
-            from train.advice import check_game
+        from train.advice import check_game
 
-            check_game(self.game)
+        for flag in ("advice", "par"):
+            if getattr(self, flag):
+                check_game(self.game, f"--{flag}")
+        if self.par and not self.points_scale:
+            raise ValueError("--par counts round points: it needs --points-scale above 0")
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

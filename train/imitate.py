@@ -110,6 +110,7 @@ def collect_demonstrations(
     gamma: float,
     material_scale: float = 0.0,
     seed: int,
+    par: Any = None,
 ) -> Demonstrations:
     """``decisions`` learner-side decisions of ``teacher`` playing against ``opponent``
     (both are pool members: pass two instances of the heuristic bot for self-play).
@@ -127,6 +128,7 @@ def collect_demonstrations(
         win_reward=win_reward,
         seed=seed,
         material_scale=material_scale,
+        par=par,
     )
     rng = np.random.default_rng(seed + 1)
     starts = np.random.default_rng(seed + 2)

@@ -48,7 +48,7 @@ from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputF
 
 import feral_envs
 from feral_envs.core import GameCore
-from train.advice import advised_core
+from train.advice import Par, advised_core
 from train.config import TrainConfig, game_core
 from train.evaluate import MatchResult, play_match
 from train.policy import (
@@ -226,6 +226,7 @@ class Trainer:
             config.win_reward,
             seed=config.seed,
             material_scale=config.material_scale,
+            par=Par(config.game, config.keywords) if config.par else None,
         )
         self.model: MaskablePPO | None = None
         self.next_snapshot = config.snapshot_every
@@ -314,6 +315,7 @@ class Trainer:
             win_reward=c.win_reward,
             gamma=c.gamma,
             seed=c.seed + 4,
+            par=self.env.par,
         )
         stats = pretrain(
             self.model.policy,

@@ -75,8 +75,11 @@ class SelfPlayVecEnv(VecEnv):
         seed: int | None = None,
         record: bool = False,
         material_scale: float = 0.0,
+        par: Any = None,
     ) -> None:
         self.core = core
+        self.par = par
+        """A :class:`train.advice.Par`: each round's points are counted against the bot's."""
         self.game_config = core.make_config(**keywords)
         self.pool = pool
         self.points_scale = float(points_scale)
@@ -107,6 +110,8 @@ class SelfPlayVecEnv(VecEnv):
         self.opponents: list[Opponent] = [pool.random] * n_envs
         self._lead_then = np.zeros(n_envs, dtype=np.float64)  # score lead at the last decision
         self._material_then = np.zeros(n_envs, dtype=np.float64)  # material lead, the same
+        self._par = np.zeros(n_envs, dtype=np.float64)  # par of the learner's current round
+        self._par_epoch = np.full(n_envs, -1, dtype=np.int64)  # its round (-1: none pending)
         self._ep_return = np.zeros(n_envs, dtype=np.float64)
         self._ep_len = np.zeros(n_envs, dtype=np.int64)
         self._ep_start = np.zeros(n_envs, dtype=np.float64)
@@ -139,6 +144,7 @@ class SelfPlayVecEnv(VecEnv):
             self._pending_seed = None
         for i in range(self.num_envs):
             self._new_game(i)
+        self._par_epoch[:] = -1
         self._start_games(list(range(self.num_envs)))
         self._observe_learner(range(self.num_envs))
         self._reset_lead(range(self.num_envs))
@@ -333,6 +339,11 @@ class SelfPlayVecEnv(VecEnv):
         if self.points_scale:
             lead = self._lead(i)
             gain, self._lead_then[i] = self.points_scale * (lead - self._lead_then[i]), lead
+        if self.par is not None and self._par_epoch[i] >= 0:
+            state = self.states[i]
+            if state.epoch != self._par_epoch[i] or any(self.core.status(state)[:2]):
+                gain -= self.points_scale * self._par[i]  # that round is over
+                self._par_epoch[i] = -1
         if self._material is not None:
             lead = self._material_lead(i)
             gain += self.material_scale * (lead - self._material_then[i])
@@ -362,6 +373,9 @@ class SelfPlayVecEnv(VecEnv):
             learner_seat[i] = seat
             obs[i] = core.observe(state, seat)
             masks[i] = core.legal_mask(state)
+            if self.par is not None and state.epoch != self._par_epoch[i]:
+                self._par[i] = self.par.round_gain(state, self.rngs[i], self.learner_team[i])
+                self._par_epoch[i] = state.epoch
 
     def _final_info(self, i: int, terminated: bool, truncated: bool, outcome: int) -> dict:
         info = {
@@ -394,6 +408,8 @@ class SelfPlayVecEnv(VecEnv):
             "opponents": [o.name for o in self.opponents],
             "lead": self._lead_then,
             "material": self._material_then,
+            "par": self._par,
+            "par_epoch": self._par_epoch,
             "ep_return": self._ep_return,
             "ep_len": self._ep_len,
             "obs": self._obs,
@@ -418,6 +434,8 @@ class SelfPlayVecEnv(VecEnv):
         self.opponents = [self.pool.get(name) for name in state["opponents"]]
         self._lead_then[:] = state["lead"]
         self._material_then[:] = state.get("material", 0.0)  # absent in older checkpoints
+        self._par[:] = state.get("par", 0.0)
+        self._par_epoch[:] = state.get("par_epoch", -1)
         self._ep_return[:] = state["ep_return"]
         self._ep_len[:] = state["ep_len"]
         self._ep_start[:] = time.perf_counter()

@@ -61,6 +61,11 @@ def test_help_lists_games_and_the_games_keywords():
             "--trunk is unused with --board (its convolutions are the trunk): drop it",
         ),
         (
+            ("lost_heir", "--par"),
+            "--par needs a game whose heuristic is deterministic and memoryless (lost_ranks)",
+        ),
+        (("lost_ranks", "--par", "--points-scale", "0"), "--par counts round points"),
+        (
             ("hidden_ranks", "--advice"),
             "--advice needs a game whose heuristic is deterministic and memoryless "
             "(lost_ranks); hidden_ranks's is not",

@@ -26,6 +26,9 @@ The score lead is ``scores[learner team] - scores[other team]`` (``GameCore.scor
 the card games a step is credited with the hand or round it completes. Points scored before
 the learner's first decision of a game belong to the starting position (no step earned them).
 The material lead (Hidden Ranks, off by default) is a shaping term: :mod:`train.shaping`.
+With a ``par`` (``--par``, :class:`train.advice.Par`), each round's points are counted
+against the bot's own result on the same cards: when a round ends, ``points_scale`` times its
+par (computed at the learner's first decision of the round) is taken off the reward.
 
 **Episodes** are whole games. The rules' end is a termination (``done`` with
 ``TimeLimit.truncated=False``); a length cap the rules do not have (Lost Heir's

@@ -20,6 +20,10 @@ same bot (:class:`Advisor`), built with the env's game keywords.
 Only games whose bot decides from the observation alone, deterministically and without
 memory, can advise (:data:`GAMES`): the advice must be a function of what the network sees,
 whichever seat or game the core is asked about.
+
+The same bot also sets the *par* of ``--par`` (:class:`Par`): its own result on each round
+the learner plays, taken off the learner's round reward (``train/vec_env.py``). That needs
+the same kind of bot, and Lost Ranks' rounds (``state.epoch``).
 """
 
 from __future__ import annotations
@@ -104,8 +108,9 @@ class Par:
     baseline. From the learner's first decision of a round, a copy of the game is played to
     the round's end by the bot in all four seats; the learner side's lead change there (the
     *par*, as in duplicate bridge) is subtracted from what the side actually scores in that
-    round. The par depends on the deal, never on the learner's actions, so it removes the
-    luck of the cards from the reward without biasing the policy gradient."""
+    round. The par depends on the cards and the moves already made, never on the learner's
+    actions in that round, so it takes the luck of the deal out of the reward without
+    biasing the policy gradient."""
 
     def __init__(self, game: str, keywords: dict[str, Any]) -> None:
         check_game(game, "--par")

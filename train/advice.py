@@ -119,12 +119,24 @@ class Par:
 
     def round_gain(self, state: Any, rng: np.random.Generator, team: int) -> float:
         """The lead change of ``team`` over the rest of ``state``'s round, the bot playing."""
-        core = self.core
-        state, rng = copy.deepcopy(state), copy.deepcopy(rng)
-        epoch, before = state.epoch, np.array(core.scores(state))
-        while state.epoch == epoch and not any(core.status(state)[:2]):
-            seat = core.seat_to_act(state)
-            action = self.bot.act(core.observe(state, seat), core.legal_mask(state))
-            core.apply(state, action, rng)
-        after = core.scores(state)
-        return float((after[team] - after[1 - team]) - (before[team] - before[1 - team]))
+        return play_round_out(self.core, self.bot, copy.deepcopy(state), copy.deepcopy(rng), team)
+
+
+def play_round_out(
+    core: GameCore,
+    bot: Any,
+    state: Any,
+    rng: np.random.Generator,
+    team: int,
+    action: int | None = None,
+) -> float:
+    """Play ``state`` (changed in place) to the end of its round, ``action`` first if given
+    and the bot in every seat after it; the score-lead change of ``team`` meanwhile."""
+    epoch, before = state.epoch, np.array(core.scores(state))  # a copy: scores may alias
+    if action is not None:
+        core.apply(state, action, rng)
+    while state.epoch == epoch and not any(core.status(state)[:2]):
+        seat = core.seat_to_act(state)
+        core.apply(state, bot.act(core.observe(state, seat), core.legal_mask(state)), rng)
+    after = core.scores(state)
+    return float((after[team] - after[1 - team]) - (before[team] - before[1 - team]))

@@ -1,0 +1,561 @@
+"""``python -m train.rollout GAME``: one step of policy improvement over the heuristic bot.
+
+PPO from a copy of the Lost Ranks bot found no gain over it (``docs/training.md``): its
+returns are too noisy to say which of the bot's choices to change. This recipe measures that
+directly, as the *rollout* algorithm does (Bertsekas; Tesauro and Galperin's backgammon
+player), and learns the result in a network instead of searching at play time:
+
+1. **Collect** (:func:`collect_chunk`). The bot plays all four seats of many games. At a
+   random ``share`` of the decisions with two or more legal actions, every legal action is
+   tried on a copy of the game, and the copy is played to the end of the round by the bot in
+   all seats. The acting side's score-lead change from the decision to the round's end is the
+   action's value ``Q(s, a)`` under the bot, on the true cards: the bot and the rules are
+   deterministic within a round, so one playout per action is exact for that deal. Each
+   decision keeps the seat's observation with the bot's advice (``train/advice.py``), the
+   legal actions, the bot's action and the advantages ``A(s, a) = Q(s, a) - Q(s, bot's)``.
+   Decisions come in chunks of ``chunk`` decisions, each from its own seed, written to
+   ``values/`` as they finish: the work is spread over ``workers`` processes, and running the
+   same command again continues an interrupted collection (or extends it to more decisions).
+2. **Fit** (:func:`fit`). The network of ``python -m train`` (symlog inputs, tanh trunk and
+   policy head) is fit by least squares to ``A(s, a) - margin`` for the legal actions other
+   than the bot's and to 0 for the bot's. It sees only the seat's observation and the advice,
+   so it learns the expected advantage given what the seat sees, averaged over the cards it
+   cannot see; playing its largest output (its logits are the prediction over
+   ``temperature``) is the improved policy, which departs from the bot only where it expects
+   to gain more than ``margin`` points. Chunks whose index ends in 0 are the *test* set and
+   those ending in 1 the *validation* set, which picks the epoch to keep.
+3. **Measure.** On the test decisions, unseen in the fit, the chosen actions' measured
+   advantages give the policy's gain over the bot in points per decision, with the bot
+   playing on (``gain``, with a 95% interval), and how often it departs from the bot. The
+   arena then rates the policy against the heuristic and random, as ``python -m train`` does.
+
+The policy is the bot and the network together (an advised policy file, ``ppo:PATH`` in
+the arena); it needs a deterministic, memoryless bot (``train.advice.GAMES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import importlib
+import itertools
+import json
+import multiprocessing
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from feral_envs.core import GameCore
+from train.advice import Advisor, check_game, play_round_out
+
+
+@dataclass
+class RolloutConfig:
+    """One rollout-improvement run: the game, the collection, the fit and the arena."""
+
+    game: str = "lost_ranks"
+    """Game (one whose heuristic can advise: lost_ranks)."""
+    out: str = ""
+    """Run directory ("": runs/GAME__rollout__SEED); running again continues its collection."""
+    seed: int = 1
+    """Seed of the games (chunk k plays from the seed sequence (seed, k)), the fit and the arena."""
+    decisions: int = 400_000
+    """Decisions to collect, in whole chunks (about 17 a second per worker on 2 cores)."""
+    chunk: int = 10_000
+    """Decisions per chunk file (the unit of work, of resuming and of the test split)."""
+    share: float = 0.3
+    """Chance that a decision with two or more legal actions is measured (spreads the
+    decisions over more games)."""
+    workers: int = 2
+    """Processes that collect chunks (0: in this process)."""
+    trunk: tuple[int, ...] = (256,)
+    """Tanh layers after symlog of the observation and the advice."""
+    heads: tuple[int, ...] = (128,)
+    """Tanh layers of the policy head."""
+    margin: float = 0.3
+    """Points the network must expect to gain before it departs from the bot."""
+    temperature: float = 0.1
+    """Logits are the predicted advantages over this (points): sampling is near greedy."""
+    epochs: int = 6
+    """Passes over the training decisions (the validation set keeps the best one)."""
+    learning_rate: float = 1e-3
+    """Adam step size of the fit."""
+    batch_size: int = 512
+    """Decisions per fit step."""
+    arena_games: int = 500
+    """Games per pairing of the arena at the end against the heuristic and random (0: none)."""
+    progress: bool = True
+    """Show progress bars."""
+    keywords: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Game keywords (``--variant``)."""
+
+    def check(self) -> None:
+        """``ValueError`` naming the first setting that cannot work."""
+        check_game(self.game, "train.rollout")
+        for name in ("decisions", "chunk", "epochs", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+        for name in ("workers", "arena_games", "margin"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 0")
+        if not 0 < self.share <= 1:
+            raise ValueError(f"--share must be in (0, 1], got {self.share}")
+        if self.temperature <= 0:
+            raise ValueError(f"--temperature must be above 0, got {self.temperature}")
+        if min(self.trunk + self.heads, default=1) < 1 or not self.trunk:
+            raise ValueError("--trunk needs one or more positive sizes, --heads positive sizes")
+
+    @property
+    def chunks(self) -> int:
+        return -(-self.decisions // self.chunk)
+
+
+class Playouts:
+    """The advantages of every legal action over the bot's by playouts, one per action."""
+
+    def __init__(self, game: str, keywords: dict[str, Any]) -> None:
+        check_game(game, "train.rollout")
+        self.core: GameCore = importlib.import_module(f"feral_envs.{game}").CORE
+        self.advisor = Advisor(game, keywords)
+
+    def advantages(self, state: Any, rng: np.random.Generator, bot_action: int) -> np.ndarray:
+        """``A(s, a)`` in points of each legal action for the seat to act (0 elsewhere);
+        ``state`` and ``rng`` are not changed."""
+        core = self.core
+        team = core.team_of_seat[core.seat_to_act(state)]
+        values = np.zeros(core.n_actions, np.float32)
+        legal = np.flatnonzero(core.legal_mask(state))
+        for action in legal:
+            values[action] = play_round_out(
+                core,
+                self.advisor.bot,
+                copy.deepcopy(state),
+                copy.deepcopy(rng),
+                team,
+                int(action),
+            )
+        values[legal] -= values[bot_action]
+        return values
+
+
+@dataclass
+class Values:
+    """Measured decisions: the advised observations, legal actions, the bot's actions and
+    the advantages of every action (0 where illegal)."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    bot: np.ndarray
+    advantages: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.bot)
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Values]) -> Values:
+        return cls(
+            *(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls))
+        )
+
+
+def collect_chunk(
+    game: str,
+    keywords: dict[str, Any],
+    seed: int,
+    index: int,
+    size: int,
+    share: float,
+    playouts: Playouts | None = None,
+) -> Values:
+    """Chunk ``index`` of a collection (module doc, step 1): ``size`` measured decisions of
+    bot self-play, from the seed sequence ``(seed, index)`` alone."""
+    playouts = playouts or Playouts(game, keywords)
+    core, advisor = playouts.core, playouts.advisor
+    config = core.make_config(**keywords)
+    rng = np.random.default_rng([seed, index])
+    pick = np.random.default_rng([seed, index, 1])  # which decisions: apart from the games
+    obs = np.zeros((size, core.obs_shape[0] + core.n_actions), np.float32)
+    masks = np.zeros((size, core.n_actions), bool)
+    bot = np.zeros(size, np.int64)
+    advantages = np.zeros((size, core.n_actions), np.float32)
+    n = 0
+    while n < size:
+        state = core.new_game(config, rng, {})
+        while n < size and not any(core.status(state)[:2]):
+            seat = core.seat_to_act(state)
+            mask = core.legal_mask(state)
+            seen = core.observe(state, seat)
+            action = advisor.bot.act(seen, mask)
+            if mask.sum() > 1 and pick.random() < share:
+                obs[n] = advisor.augment(seen, mask)
+                masks[n], bot[n] = mask, action
+                advantages[n] = playouts.advantages(state, rng, action)
+                n += 1
+            core.apply(state, action, rng)
+    return Values(obs, masks, bot, advantages)
+
+
+_worker: Playouts | None = None
+
+
+def _init_worker(game: str, keywords: dict[str, Any]) -> None:
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the main process, which ends us
+    _worker = Playouts(game, keywords)
+
+
+def _chunk_job(job: tuple[str, dict[str, Any], int, int, int, float]) -> tuple[int, Values]:
+    game, keywords, seed, index, size, share = job
+    return index, collect_chunk(game, keywords, seed, index, size, share, _worker)
+
+
+def chunk_path(run_dir: Path, index: int) -> Path:
+    return run_dir / "values" / f"chunk-{index:05d}.npz"
+
+
+def write_chunk(path: Path, values: Values) -> None:
+    """Written whole or not at all (a temporary name, then renamed); the observations as
+    float16 where that is exact (Lost Ranks': 0/1 flags and small counts)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(
+        tmp,
+        obs=small
+        if np.array_equal(small := values.obs.astype(np.float16), values.obs)
+        else values.obs,
+        masks=values.masks,
+        bot=values.bot,
+        advantages=values.advantages,
+    )
+    tmp.replace(path)
+
+
+def read_chunk(path: Path) -> Values:
+    """A chunk file; ``ValueError`` naming the file if it is not one."""
+    try:
+        with np.load(path) as data:
+            return Values(
+                data["obs"].astype(np.float32),
+                data["masks"],
+                data["bot"],
+                data["advantages"],
+            )
+    except (OSError, KeyError, ValueError, EOFError) as error:
+        raise ValueError(
+            f"{path}: not a chunk of measured decisions ({error}); delete it"
+        ) from None
+
+
+def collect(config: RolloutConfig, run_dir: Path) -> float:
+    """Write every missing chunk of ``run_dir/values`` (module doc, step 1); the seconds."""
+    start = time.perf_counter()
+    missing = [k for k in range(config.chunks) if not chunk_path(run_dir, k).is_file()]
+    jobs = [
+        (config.game, config.keywords, config.seed, k, config.chunk, config.share) for k in missing
+    ]
+    bar = _bar(len(jobs) * config.chunk, "collect", config.progress)
+    if config.workers == 0:
+        playouts = Playouts(config.game, config.keywords)
+        results: Any = (
+            (k, collect_chunk(g, kw, s, k, n, p, playouts)) for g, kw, s, k, n, p in jobs
+        )
+        for k, values in results:
+            write_chunk(chunk_path(run_dir, k), values)
+            bar.update(config.chunk)
+    elif jobs:
+        context = multiprocessing.get_context("spawn")  # no forked torch state
+        workers = min(config.workers, len(jobs))
+        with context.Pool(workers, _init_worker, (config.game, config.keywords)) as pool:
+            for k, values in pool.imap_unordered(_chunk_job, jobs):
+                write_chunk(chunk_path(run_dir, k), values)
+                bar.update(config.chunk)
+    bar.close()
+    return time.perf_counter() - start
+
+
+def _bar(total: int, what: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=what, unit="decision", disable=not enabled, smoothing=0.05)
+
+
+def split_of(index: int) -> str:
+    """The set of chunk ``index``: ``test`` (index ending in 0), ``validation`` (1), ``fit``."""
+    return {0: "test", 1: "validation"}.get(index % 10, "fit")
+
+
+@dataclass
+class Gain:
+    """A policy's choices on measured decisions: the mean measured advantage of its actions
+    (points per decision, the bot playing on) with a 95% interval, and its departures."""
+
+    gain: float
+    low: float
+    high: float
+    departs: float
+    decisions: int
+
+
+def gain_of(choices: np.ndarray, values: Values) -> Gain:
+    picked = values.advantages[np.arange(len(values)), choices]
+    half = 1.96 * picked.std(ddof=1) / np.sqrt(len(picked)) if len(picked) > 1 else float("nan")
+    mean = float(picked.mean())
+    return Gain(mean, mean - half, mean + half, float((choices != values.bot).mean()), len(values))
+
+
+def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[str, Any]]]:
+    """The network fit to ``data["fit"]`` (module doc, step 2), at its best epoch on
+    ``data["validation"]``, as an :class:`~train.policy.ActorMLP`; the log of every epoch."""
+    import torch
+    from torch import nn
+
+    from train.policy import TRUNK, ActorMLP
+
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    train_set = data["fit"]
+    n_actions = train_set.masks.shape[1]
+    targets = train_set.advantages.copy()
+    others = train_set.masks.copy()
+    others[np.arange(len(train_set)), train_set.bot] = False
+    targets[others] -= config.margin
+    sizes = [train_set.obs.shape[1], *config.trunk, *config.heads]
+    layers: list[nn.Module] = []
+    for n_in, n_out in itertools.pairwise(sizes):
+        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
+    net = nn.Sequential(*layers, nn.Linear(sizes[-1], n_actions))
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+
+    def inputs(obs: np.ndarray) -> torch.Tensor:
+        x = torch.as_tensor(obs, dtype=torch.float32)
+        return torch.copysign(torch.log1p(x.abs()), x)
+
+    def choices(values: Values) -> np.ndarray:
+        with torch.no_grad():
+            out = net(inputs(values.obs)).numpy()
+        out[~values.masks] = -np.inf
+        return out.argmax(axis=1)
+
+    log, best, best_state = [], -np.inf, None
+    for epoch in range(config.epochs):
+        order = rng.permutation(len(train_set))
+        losses = []
+        for lo in range(0, len(order), config.batch_size):
+            idx = order[lo : lo + config.batch_size]
+            mask = torch.as_tensor(train_set.masks[idx])
+            error = (net(inputs(train_set.obs[idx])) - torch.as_tensor(targets[idx])) * mask
+            loss = (error**2).sum() / mask.sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        checked = gain_of(choices(data["validation"]), data["validation"])
+        log.append(
+            {
+                "epoch": epoch + 1,
+                "loss": float(np.mean(losses)),
+                "validation": dataclasses.asdict(checked),
+            }
+        )
+        if checked.gain > best:
+            best, best_state = checked.gain, copy.deepcopy(net.state_dict())
+    assert best_state is not None
+    names = [f"{TRUNK}.{2 * j}" for j in range(len(config.trunk))]
+    names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(config.heads))]
+    names.append("action_net")
+    weights = {}
+    for j, name in enumerate(names):
+        w, b = best_state[f"{2 * j}.weight"], best_state[f"{2 * j}.bias"]
+        scale = 1.0 / config.temperature if name == "action_net" else 1.0
+        weights[name + ".weight"], weights[name + ".bias"] = (
+            (w * scale).numpy(),
+            (b * scale).numpy(),
+        )
+    return ActorMLP(weights), log
+
+
+COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "keywords")
+"""What a run directory's chunks depend on: a later command on it must give the same."""
+
+
+def default_run_dir(config: RolloutConfig) -> Path:
+    return Path("runs") / f"{config.game}__rollout__{config.seed}"
+
+
+def check_run_dir(config: RolloutConfig, run_dir: Path) -> None:
+    """``ValueError`` if ``run_dir`` holds chunks collected with other settings."""
+    path = run_dir / "config.json"
+    if not path.is_file():
+        return
+    try:
+        before = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: unreadable ({error})") from None
+    now = to_json(config)
+    changed = [name for name in COLLECTION_FIELDS if before.get(name) != now[name]]
+    if changed:
+        shown = ", ".join(f"{name} {before.get(name)!r} -> {now[name]!r}" for name in changed)
+        raise ValueError(
+            f"{run_dir} was collected with other settings ({shown}): give the same ones "
+            "or another --out"
+        )
+
+
+def to_json(config: RolloutConfig) -> dict[str, Any]:
+    data = dataclasses.asdict(config)
+    data["trunk"], data["heads"] = list(config.trunk), list(config.heads)
+    return data
+
+
+def load_values(config: RolloutConfig, run_dir: Path) -> dict[str, Values]:
+    """The collected chunks by set (:func:`split_of`)."""
+    parts: dict[str, list[Values]] = {"fit": [], "validation": [], "test": []}
+    for k in range(config.chunks):
+        parts[split_of(k)].append(read_chunk(chunk_path(run_dir, k)))
+    empty = [name for name, found in parts.items() if not found]
+    if empty:
+        raise ValueError(
+            f"--decisions {config.decisions:,} make {config.chunks} chunk(s) of "
+            f"{config.chunk:,}; the fit needs at least 3 (fit, validation, test): "
+            f"no {', '.join(empty)} set"
+        )
+    return {name: Values.concatenate(found) for name, found in parts.items()}
+
+
+def run(config: RolloutConfig) -> dict[str, Any]:
+    """Collect, fit, measure and rate (module doc); the report, also in ``report.json``."""
+    from train.advice import advised_core
+    from train.config import game_core
+    from train.policy import policy_meta, write_policy_file
+
+    core = game_core(config.game)  # ValueError listing the games if unknown
+    config.check()
+    core.make_config(**config.keywords)  # ValueError naming a bad keyword, before any work
+    run_dir = Path(config.out) if config.out else default_run_dir(config)
+    check_run_dir(config, run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(to_json(config), indent=1) + "\n")
+    seconds = collect(config, run_dir)
+    data = load_values(config, run_dir)
+    start = time.perf_counter()
+    actor, log = fit(config, data)
+    fit_seconds = time.perf_counter() - start
+    test = data["test"]
+    logits = actor.logits(test.obs)
+    logits[~test.masks] = -np.inf
+    measured = gain_of(logits.argmax(axis=1), test)
+    meta = policy_meta(advised_core(core, config.keywords), actor, 0, config.keywords)
+    write_policy_file(run_dir / "model.zip", actor, meta)
+    report = {
+        "decisions": {name: len(values) for name, values in data.items()},
+        "collect_seconds": seconds,
+        "fit_seconds": fit_seconds,
+        "epochs": log,
+        "test": dataclasses.asdict(measured),
+    }
+    print(
+        f"test: {measured.gain:+.4f} points per decision over the bot "
+        f"[{measured.low:+.4f}, {measured.high:+.4f}], departs on {measured.departs:.1%} of "
+        f"{measured.decisions:,} decisions; policy {run_dir / 'model.zip'}",
+        file=sys.stderr,
+    )
+    if config.arena_games:
+        from agents.arena import leaderboard_table, run_arena
+
+        games = config.arena_games + config.arena_games % 2
+        arena = run_arena(
+            config.game,
+            [f"rollout=ppo_argmax:{run_dir / 'model.zip'}", "heuristic", "random"],
+            games,
+            seed=config.seed,
+            out=run_dir / "arena",
+            progress=config.progress,
+            anchor="heuristic",
+            **config.keywords,
+        )
+        table = leaderboard_table(arena)
+        (run_dir / "leaderboard.md").write_text(table)
+        report["leaderboard"] = arena["leaderboard"]
+        print(table)
+    (run_dir / "report.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
+    return report
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from train.config import field_docs
+
+    docs = field_docs(RolloutConfig)
+    parser = argparse.ArgumentParser(
+        prog="python -m train.rollout",
+        description=__doc__.split("\n\n")[0],
+        epilog="See docs/training.md (Lost Ranks: one step of rollout improvement).",
+    )
+    parser.add_argument("game", help=docs["game"])
+    for f in dataclasses.fields(RolloutConfig):
+        if f.name in ("game", "keywords"):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(RolloutConfig(), f.name)
+        if isinstance(default, bool):
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name]
+            )
+        elif isinstance(default, tuple):
+            parser.add_argument(
+                flag,
+                type=int,
+                nargs="*",
+                default=default,
+                help=f"{docs[f.name]} (default: {' '.join(map(str, default))})",
+            )
+        else:
+            parser.add_argument(
+                flag,
+                type=type(default),
+                default=default,
+                help=f"{docs[f.name]} (default: {default})",
+            )
+    parser.add_argument("--variant", help="Lost Ranks variant (the game's keyword)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; exit codes 0 done, 2 bad input, 130 Ctrl-C, 143 SIGTERM (the
+    finished chunks are kept either way: the same command goes on from them)."""
+    parser = build_parser()
+    args = vars(parser.parse_args(argv))
+    variant = args.pop("variant")
+    keywords = {"variant": variant} if variant else {}
+    terminated: list[int] = []
+
+    def on_sigterm(signum: int, frame: Any) -> None:  # stop as Ctrl-C does
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        trunk, heads = tuple(args.pop("trunk")), tuple(args.pop("heads"))
+        run(RolloutConfig(**args, trunk=trunk, heads=heads, keywords=keywords))
+    except ValueError as error:
+        print(f"python -m train.rollout: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "stopped: the finished chunks are kept; the same command goes on from them",
+            file=sys.stderr,
+        )
+        return 128 + (terminated[0] if terminated else signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,33 +1,43 @@
-"""``python -m train.rollout GAME``: one step of policy improvement over the heuristic bot.
+"""``python -m train.rollout GAME``: policy improvement over the heuristic bot by playouts.
 
 PPO from a copy of the Lost Ranks bot found no gain over it (``docs/training.md``): its
 returns are too noisy to say which of the bot's choices to change. This recipe measures that
 directly, as the *rollout* algorithm does (Bertsekas; Tesauro and Galperin's backgammon
-player), and learns the result in a network instead of searching at play time:
+player), and learns the result in a network instead of searching at play time (expert
+iteration's first step, with the bot's playouts as the expert):
 
 1. **Collect** (:func:`collect_chunk`). The bot plays all four seats of many games. At a
    random ``share`` of the decisions with two or more legal actions, every legal action is
    tried on a copy of the game, and the copy is played to the end of the round by the bot in
-   all seats. The acting side's score-lead change from the decision to the round's end is the
-   action's value ``Q(s, a)`` under the bot, on the true cards: the bot and the rules are
-   deterministic within a round, so one playout per action is exact for that deal. Each
-   decision keeps the seat's observation with the bot's advice (``train/advice.py``), the
-   legal actions, the bot's action and the advantages ``A(s, a) = Q(s, a) - Q(s, bot's)``.
+   all seats; the acting side's score-lead change from the decision to the round's end is
+   the action's value ``Q(s, a)`` under the bot. Where the copy is made:
+
+   * ``deals`` 0: on the true cards. The bot and the rules are deterministic within a round,
+     so one playout per action is exact for that deal, but it is the value *for that deal*,
+     which the seat cannot see: the fit must average out the hidden cards itself.
+   * ``deals`` N: on N deals of the hidden cards sampled from the acting seat's view
+     (``feral_envs/lost_ranks/determinize.py``, a function of that view alone), the same N
+     for every action, averaged: perfect-information Monte Carlo search, which never peeks.
+     Only decisions where the game can sample deals are measured (Lost Ranks' play phase).
+
+   Each decision keeps the seat's observation with the bot's advice (``train/advice.py``),
+   the legal actions, the bot's action and the advantages ``A(s, a) = Q(s, a) - Q(s, bot's)``.
    Decisions come in chunks of ``chunk`` decisions, each from its own seed, written to
    ``values/`` as they finish: the work is spread over ``workers`` processes, and running the
    same command again continues an interrupted collection (or extends it to more decisions).
 2. **Fit** (:func:`fit`). The network of ``python -m train`` (symlog inputs, tanh trunk and
    policy head) is fit by least squares to ``A(s, a) - margin`` for the legal actions other
    than the bot's and to 0 for the bot's. It sees only the seat's observation and the advice,
-   so it learns the expected advantage given what the seat sees, averaged over the cards it
-   cannot see; playing its largest output (its logits are the prediction over
-   ``temperature``) is the improved policy, which departs from the bot only where it expects
-   to gain more than ``margin`` points. Chunks whose index ends in 0 are the *test* set and
-   those ending in 1 the *validation* set, which picks the epoch to keep.
-3. **Measure.** On the test decisions, unseen in the fit, the chosen actions' measured
-   advantages give the policy's gain over the bot in points per decision, with the bot
-   playing on (``gain``, with a 95% interval), and how often it departs from the bot. The
-   arena then rates the policy against the heuristic and random, as ``python -m train`` does.
+   so it learns the expected advantage given what the seat sees; playing its largest output
+   (its logits are the prediction over ``temperature``) is the improved policy, which departs
+   from the bot only where it expects to gain more than ``margin`` points. Chunks whose index
+   ends in 0 are the *test* set and those ending in 1 the *validation* set, which picks the
+   epoch to keep; a chunk's decisions share games, so no game is split between sets.
+3. **Measure.** On the test decisions, unseen in the fit, the chosen actions' advantages give
+   the policy's gain over the bot in points per decision, with the bot playing on (``gain``,
+   with a 95% interval), and how often it departs from the bot: measured on the true cards
+   with ``deals`` 0, as the search estimates it otherwise. The arena then rates the policy
+   against the heuristic and random, as ``python -m train`` does: the figure that counts.
 
 The policy is the bot and the network together (an advised policy file, ``ppo:PATH`` in
 the arena); it needs a deterministic, memoryless bot (``train.advice.GAMES``).
@@ -67,12 +77,17 @@ class RolloutConfig:
     seed: int = 1
     """Seed of the games (chunk k plays from the seed sequence (seed, k)), the fit and the arena."""
     decisions: int = 400_000
-    """Decisions to collect, in whole chunks (about 17 a second per worker on 2 cores)."""
+    """Decisions to collect, in whole chunks (per worker on 2 busy cores, about 17 a second
+    with --deals 0 and 8 with --deals 8)."""
     chunk: int = 10_000
     """Decisions per chunk file (the unit of work, of resuming and of the test split)."""
     share: float = 0.3
     """Chance that a decision with two or more legal actions is measured (spreads the
     decisions over more games)."""
+    deals: int = 0
+    """0: play each action out on the true cards; N > 0: on N deals of the hidden cards
+    sampled from the acting seat's view, averaged (search without peeking; only decisions
+    where the game can sample deals are measured: Lost Ranks' play phase)."""
     workers: int = 2
     """Processes that collect chunks (0: in this process)."""
     trunk: tuple[int, ...] = (256,)
@@ -102,7 +117,7 @@ class RolloutConfig:
         for name in ("decisions", "chunk", "epochs", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
-        for name in ("workers", "arena_games", "margin"):
+        for name in ("workers", "arena_games", "margin", "deals"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 0")
         if not 0 < self.share <= 1:
@@ -118,29 +133,55 @@ class RolloutConfig:
 
 
 class Playouts:
-    """The advantages of every legal action over the bot's by playouts, one per action."""
+    """The advantages of every legal action over the bot's by playouts: on the true cards,
+    one per action, or with ``deals`` > 0 averaged over that many deals sampled from the
+    acting seat's view (``feral_envs.<game>.determinize``), the same deals for every
+    action."""
 
-    def __init__(self, game: str, keywords: dict[str, Any]) -> None:
+    def __init__(self, game: str, keywords: dict[str, Any], deals: int = 0) -> None:
         check_game(game, "train.rollout")
         self.core: GameCore = importlib.import_module(f"feral_envs.{game}").CORE
         self.advisor = Advisor(game, keywords)
+        self.deals = deals
+        self.determinize = (
+            importlib.import_module(f"feral_envs.{game}.determinize") if deals else None
+        )
 
-    def advantages(self, state: Any, rng: np.random.Generator, bot_action: int) -> np.ndarray:
+    def can_measure(self, state: Any) -> bool:
+        """Whether ``state``'s decision can be measured: always on the true cards; with
+        sampled deals, where the game can sample them (Lost Ranks: the play phase)."""
+        return self.determinize is None or self.determinize.can_sample(state)
+
+    def advantages(
+        self,
+        state: Any,
+        rng: np.random.Generator,
+        bot_action: int,
+        sampler: np.random.Generator | None = None,
+    ) -> np.ndarray:
         """``A(s, a)`` in points of each legal action for the seat to act (0 elsewhere);
-        ``state`` and ``rng`` are not changed."""
+        ``state`` and ``rng`` are not changed; ``sampler`` draws the deals."""
         core = self.core
-        team = core.team_of_seat[core.seat_to_act(state)]
+        seat = core.seat_to_act(state)
+        team = core.team_of_seat[seat]
         values = np.zeros(core.n_actions, np.float32)
         legal = np.flatnonzero(core.legal_mask(state))
-        for action in legal:
-            values[action] = play_round_out(
-                core,
-                self.advisor.bot,
-                copy.deepcopy(state),
-                copy.deepcopy(rng),
-                team,
-                int(action),
-            )
+        if self.determinize is None:
+            starts = [state]
+        else:
+            assert sampler is not None, "sampled deals need a generator"
+            starts = [self.determinize.sample_deal(state, seat, sampler) for _ in range(self.deals)]
+        for start in starts:
+            for action in legal:
+                values[action] += play_round_out(
+                    core,
+                    self.advisor.bot,
+                    copy.deepcopy(start),
+                    copy.deepcopy(rng),
+                    team,
+                    int(action),
+                )
+        values /= len(starts)
         values[legal] -= values[bot_action]
         return values
 
@@ -173,10 +214,11 @@ def collect_chunk(
     size: int,
     share: float,
     playouts: Playouts | None = None,
+    deals: int = 0,
 ) -> Values:
     """Chunk ``index`` of a collection (module doc, step 1): ``size`` measured decisions of
     bot self-play, from the seed sequence ``(seed, index)`` alone."""
-    playouts = playouts or Playouts(game, keywords)
+    playouts = playouts or Playouts(game, keywords, deals)
     core, advisor = playouts.core, playouts.advisor
     config = core.make_config(**keywords)
     rng = np.random.default_rng([seed, index])
@@ -193,10 +235,10 @@ def collect_chunk(
             mask = core.legal_mask(state)
             seen = core.observe(state, seat)
             action = advisor.bot.act(seen, mask)
-            if mask.sum() > 1 and pick.random() < share:
+            if mask.sum() > 1 and playouts.can_measure(state) and pick.random() < share:
                 obs[n] = advisor.augment(seen, mask)
                 masks[n], bot[n] = mask, action
-                advantages[n] = playouts.advantages(state, rng, action)
+                advantages[n] = playouts.advantages(state, rng, action, pick)
                 n += 1
             core.apply(state, action, rng)
     return Values(obs, masks, bot, advantages)
@@ -205,10 +247,10 @@ def collect_chunk(
 _worker: Playouts | None = None
 
 
-def _init_worker(game: str, keywords: dict[str, Any]) -> None:
+def _init_worker(game: str, keywords: dict[str, Any], deals: int) -> None:
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the main process, which ends us
-    _worker = Playouts(game, keywords)
+    _worker = Playouts(game, keywords, deals)
 
 
 def _chunk_job(job: tuple[str, dict[str, Any], int, int, int, float]) -> tuple[int, Values]:
@@ -262,7 +304,7 @@ def collect(config: RolloutConfig, run_dir: Path) -> float:
     ]
     bar = _bar(len(jobs) * config.chunk, "collect", config.progress)
     if config.workers == 0:
-        playouts = Playouts(config.game, config.keywords)
+        playouts = Playouts(config.game, config.keywords, config.deals)
         results: Any = (
             (k, collect_chunk(g, kw, s, k, n, p, playouts)) for g, kw, s, k, n, p in jobs
         )
@@ -272,7 +314,9 @@ def collect(config: RolloutConfig, run_dir: Path) -> float:
     elif jobs:
         context = multiprocessing.get_context("spawn")  # no forked torch state
         workers = min(config.workers, len(jobs))
-        with context.Pool(workers, _init_worker, (config.game, config.keywords)) as pool:
+        with context.Pool(
+            workers, _init_worker, (config.game, config.keywords, config.deals)
+        ) as pool:
             for k, values in pool.imap_unordered(_chunk_job, jobs):
                 write_chunk(chunk_path(run_dir, k), values)
                 bar.update(config.chunk)
@@ -381,7 +425,7 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
     return ActorMLP(weights), log
 
 
-COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "keywords")
+COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "deals", "keywords")
 """What a run directory's chunks depend on: a later command on it must give the same."""
 
 
@@ -494,7 +538,11 @@ def build_parser() -> argparse.ArgumentParser:
     docs = field_docs(RolloutConfig)
     parser = argparse.ArgumentParser(
         prog="python -m train.rollout",
-        description=__doc__.split("\n\n")[0],
+        description=(
+            "Policy improvement over the heuristic bot by playouts: the value of every legal "
+            "action at many decisions of the bot's games, the network fit to it, the result "
+            "rated in the arena (train/rollout.py)."
+        ),
         epilog="See docs/training.md (Lost Ranks: one step of rollout improvement).",
     )
     parser.add_argument("game", help=docs["game"])

@@ -67,6 +67,40 @@ def test_advantages_are_playouts_against_the_bots_own_choice():
         assert np.array_equal(rng.random(3), draws)  # the game's generator is untouched
 
 
+def test_with_sampled_deals_the_values_average_playouts_and_never_peek():
+    from feral_envs.lost_ranks.determinize import sample_deal
+    from feral_envs.lost_ranks.rules import partner
+
+    playouts = Playouts("lost_ranks", {}, deals=3)
+    state, rng, bot = mid_round_state(moves=30)  # in the play: 12 passes, then 18 cards
+    seat = CORE.seat_to_act(state)
+    mask = CORE.legal_mask(state).astype(bool)
+    chosen = bot.act(CORE.observe(state, seat), mask)
+    values = playouts.advantages(state, rng, chosen, np.random.default_rng(4))
+    sampler, team = np.random.default_rng(4), CORE.team_of_seat[seat]
+    deals = [sample_deal(state, seat, sampler) for _ in range(3)]
+    direct = {
+        int(a): np.mean(
+            [
+                play_round_out(CORE, bot, copy.deepcopy(d), copy.deepcopy(rng), team, int(a))
+                for d in deals
+            ]
+        )
+        for a in np.flatnonzero(mask)
+    }
+    for action, value in direct.items():
+        assert values[action] == pytest.approx(value - direct[chosen], abs=1e-5)
+    # The same view with two hidden cards of the enemies swapped: the same values.
+    a, b = (s for s in range(4) if s not in (seat, partner(seat)))
+    other = copy.deepcopy(state)
+    ca, cb = np.flatnonzero(state.hands[a])[-1], np.flatnonzero(state.hands[b])[-1]
+    other.hands[a, ca], other.hands[b, ca], other.hands[b, cb], other.hands[a, cb] = 0, 1, 0, 1
+    assert np.array_equal(CORE.observe(other, seat), CORE.observe(state, seat))
+    again = playouts.advantages(other, rng, chosen, np.random.default_rng(4))
+    assert np.array_equal(values, again)
+    assert not playouts.can_measure(mid_round_state(moves=3)[0])  # no deals in the pass
+
+
 def test_a_chunk_is_its_seed_alone_and_keeps_what_the_fit_needs():
     one = collect_chunk("lost_ranks", {}, 7, 2, 40, 0.5)
     again = collect_chunk("lost_ranks", {}, 7, 2, 40, 0.5)
@@ -159,6 +193,7 @@ def test_a_corrupt_chunk_is_named(tmp_path):
         (["chess"], "unknown game 'chess'; games: lost_heir, lost_ranks, hidden_ranks"),
         (["lost_heir"], "deterministic and memoryless (lost_ranks); lost_heir's is not"),
         (["lost_ranks", "--share", "0"], "--share must be in (0, 1]"),
+        (["lost_ranks", "--deals", "-1"], "--deals must be at least 0"),
         (["lost_ranks", "--variant", "nope"], "nope"),
         (["lost_ranks", "--decisions", "20", "--chunk", "10"], "the fit needs at least 3"),
     ],

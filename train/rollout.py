@@ -76,15 +76,15 @@ class RolloutConfig:
     """Run directory ("": runs/GAME__rollout__SEED); running again continues its collection."""
     seed: int = 1
     """Seed of the games (chunk k plays from the seed sequence (seed, k)), the fit and the arena."""
-    decisions: int = 400_000
+    decisions: int = 70_000
     """Decisions to collect, in whole chunks (per worker on 2 busy cores, about 17 a second
     with --deals 0 and 8 with --deals 8)."""
-    chunk: int = 10_000
+    chunk: int = 5_000
     """Decisions per chunk file (the unit of work, of resuming and of the test split)."""
-    share: float = 0.3
+    share: float = 0.2
     """Chance that a decision with two or more legal actions is measured (spreads the
     decisions over more games)."""
-    deals: int = 0
+    deals: int = 8
     """0: play each action out on the true cards; N > 0: on N deals of the hidden cards
     sampled from the acting seat's view, averaged (search without peeking; only decisions
     where the game can sample deals are measured: Lost Ranks' play phase)."""
@@ -94,11 +94,11 @@ class RolloutConfig:
     """Tanh layers after symlog of the observation and the advice."""
     heads: tuple[int, ...] = (128,)
     """Tanh layers of the policy head."""
-    margin: float = 0.3
+    margin: float = 0.6
     """Points the network must expect to gain before it departs from the bot."""
     temperature: float = 0.1
     """Logits are the predicted advantages over this (points): sampling is near greedy."""
-    epochs: int = 6
+    epochs: int = 12
     """Passes over the training decisions (the validation set keeps the best one)."""
     learning_rate: float = 1e-3
     """Adam step size of the fit."""
@@ -120,6 +120,11 @@ class RolloutConfig:
         for name in ("workers", "arena_games", "margin", "deals"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 0")
+        if self.chunks < 3:
+            raise ValueError(
+                f"--decisions {self.decisions:,} make {self.chunks} chunk(s) of "
+                f"{self.chunk:,}; the fit needs at least 3 (fit, validation, test)"
+            )
         if not 0 < self.share <= 1:
             raise ValueError(f"--share must be in (0, 1], got {self.share}")
         if self.temperature <= 0:
@@ -461,15 +466,8 @@ def to_json(config: RolloutConfig) -> dict[str, Any]:
 def load_values(config: RolloutConfig, run_dir: Path) -> dict[str, Values]:
     """The collected chunks by set (:func:`split_of`)."""
     parts: dict[str, list[Values]] = {"fit": [], "validation": [], "test": []}
-    for k in range(config.chunks):
+    for k in range(config.chunks):  # three or more (RolloutConfig.check): every set has one
         parts[split_of(k)].append(read_chunk(chunk_path(run_dir, k)))
-    empty = [name for name, found in parts.items() if not found]
-    if empty:
-        raise ValueError(
-            f"--decisions {config.decisions:,} make {config.chunks} chunk(s) of "
-            f"{config.chunk:,}; the fit needs at least 3 (fit, validation, test): "
-            f"no {', '.join(empty)} set"
-        )
     return {name: Values.concatenate(found) for name, found in parts.items()}
 
 

@@ -119,7 +119,7 @@ def test_a_chunk_is_its_seed_alone_and_keeps_what_the_fit_needs():
 
 
 def test_workers_collect_the_same_chunks_as_one_process(tmp_path):
-    config = RolloutConfig(decisions=60, chunk=20, workers=0, progress=False)
+    config = RolloutConfig(decisions=60, chunk=20, deals=0, workers=0, progress=False)
     collect(config, tmp_path / "one")
     collect(dataclasses.replace(config, workers=2), tmp_path / "two")
     for k in range(3):
@@ -161,7 +161,14 @@ def test_the_fit_departs_from_the_bot_where_an_alternative_pays():
 def test_a_tiny_run_writes_a_policy_the_arena_plays_and_continues(tmp_path):
     out = tmp_path / "run"
     config = RolloutConfig(
-        decisions=90, chunk=30, workers=0, epochs=1, arena_games=2, out=str(out), progress=False
+        decisions=90,
+        chunk=30,
+        deals=0,
+        workers=0,
+        epochs=1,
+        arena_games=2,
+        out=str(out),
+        progress=False,
     )
     report = run(config)
     assert report["decisions"] == {"fit": 30, "validation": 30, "test": 30}

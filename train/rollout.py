@@ -227,7 +227,7 @@ def collect_chunk(
     core, advisor = playouts.core, playouts.advisor
     config = core.make_config(**keywords)
     rng = np.random.default_rng([seed, index])
-    pick = np.random.default_rng([seed, index, 1])  # which decisions: apart from the games
+    pick = np.random.default_rng([seed, index, 1])  # the decisions measured, the deals sampled
     obs = np.zeros((size, core.obs_shape[0] + core.n_actions), np.float32)
     masks = np.zeros((size, core.n_actions), bool)
     bot = np.zeros(size, np.int64)
@@ -310,11 +310,8 @@ def collect(config: RolloutConfig, run_dir: Path) -> float:
     bar = _bar(len(jobs) * config.chunk, "collect", config.progress)
     if config.workers == 0:
         playouts = Playouts(config.game, config.keywords, config.deals)
-        results: Any = (
-            (k, collect_chunk(g, kw, s, k, n, p, playouts)) for g, kw, s, k, n, p in jobs
-        )
-        for k, values in results:
-            write_chunk(chunk_path(run_dir, k), values)
+        for job in jobs:
+            write_chunk(chunk_path(run_dir, job[3]), collect_chunk(*job, playouts))
             bar.update(config.chunk)
     elif jobs:
         context = multiprocessing.get_context("spawn")  # no forked torch state

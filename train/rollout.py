@@ -52,6 +52,7 @@ import importlib
 import itertools
 import json
 import multiprocessing
+import shutil
 import signal
 import sys
 import time
@@ -509,6 +510,7 @@ def run(config: RolloutConfig) -> dict[str, Any]:
         from agents.arena import leaderboard_table, run_arena
 
         games = config.arena_games + config.arena_games % 2
+        shutil.rmtree(run_dir / "arena", ignore_errors=True)  # an earlier fit's games
         arena = run_arena(
             config.game,
             [f"rollout=ppo_argmax:{run_dir / 'model.zip'}", "heuristic", "random"],

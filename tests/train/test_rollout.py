@@ -179,7 +179,7 @@ def test_a_tiny_run_writes_a_policy_the_arena_plays_and_continues(tmp_path):
     seat = CORE.seat_to_act(state)
     assert CORE.legal_mask(state)[policy.act(CORE.observe(state, seat), CORE.legal_mask(state))]
     first = chunk_path(out, 0).stat().st_mtime_ns
-    run(dataclasses.replace(config, decisions=120, arena_games=0))  # one more chunk only
+    run(dataclasses.replace(config, decisions=120))  # one more chunk only, a fresh arena
     assert chunk_path(out, 3).is_file() and chunk_path(out, 0).stat().st_mtime_ns == first
     assert json.loads((out / "config.json").read_text())["decisions"] == 120
     with pytest.raises(ValueError, match="seed 1 -> 2"):

@@ -65,6 +65,7 @@ import numpy as np
 
 from feral_envs.core import GameCore
 from train.advice import Advisor, check_game, play_round_out
+from train.config import dashed
 
 
 @dataclass
@@ -117,10 +118,10 @@ class RolloutConfig:
         check_game(self.game, "train.rollout")
         for name in ("decisions", "chunk", "epochs", "batch_size"):
             if getattr(self, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+                raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
         for name in ("workers", "arena_games", "margin", "deals"):
             if getattr(self, name) < 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 0")
+                raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
         if self.chunks < 3:
             raise ValueError(
                 f"--decisions {self.decisions:,} make {self.chunks} chunk(s) of "
@@ -540,13 +541,16 @@ def build_parser() -> argparse.ArgumentParser:
             "action at many decisions of the bot's games, the network fit to it, the result "
             "rated in the arena (train/rollout.py)."
         ),
-        epilog="See docs/training.md (Lost Ranks: one step of rollout improvement).",
+        epilog=(
+            'See docs/training.md: "Improvement by playouts" (how) and "Longer recipes" '
+            "(what it measured)."
+        ),
     )
     parser.add_argument("game", help=docs["game"])
     for f in dataclasses.fields(RolloutConfig):
         if f.name in ("game", "keywords"):
             continue
-        flag = "--" + f.name.replace("_", "-")
+        flag = "--" + dashed(f.name)
         default = getattr(RolloutConfig(), f.name)
         if isinstance(default, bool):
             parser.add_argument(

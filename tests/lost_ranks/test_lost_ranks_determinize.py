@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-import pytest
 
 from agents.registry import load_policy
 from feral_envs.lost_ranks import CORE
@@ -130,7 +129,6 @@ def test_the_game_goes_on_from_a_deal():
     assert deal.epoch == epoch + 1 or CORE.status(deal)[0]
 
 
-@pytest.mark.parametrize("phase", ["pass"])
-def test_no_deal_in_the_pass(phase):
+def test_no_deal_in_the_pass():
     state = CORE.new_game(CORE.make_config(), np.random.default_rng(0), {})
     assert state.phase == Phase.PASS and sample_deal(state, 0, np.random.default_rng(0)) is None

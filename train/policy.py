@@ -24,6 +24,8 @@ the observation size (743 inputs in Lost Heir), is computed once for both heads.
 Hidden Ranks can use the convolutional *board network* instead (``--board``,
 :mod:`train.board`): :func:`network` picks the SB3 policy class and keywords, and
 :func:`make_actor` / :func:`actor_from_policy` give the frozen actor of either network.
+``python -m train.rollout`` fits the *card network* (:mod:`train.cardnet`), whose policy
+files :func:`make_actor` reads too.
 
 The MLP actor runs in numpy (a few small matrix products): at batch sizes of one to a few dozen
 that is several times faster than the same network in torch, which matters for the
@@ -170,8 +172,12 @@ def weight_pair(weights: dict[str, Any], name: str) -> tuple[Any, Any]:
 
 
 def make_actor(weights: dict[str, Any]) -> Actor:
-    """The frozen actor of a state dict: of the board network if it has convolutions,
-    else of the MLP."""
+    """The frozen actor of a state dict: of the card network (``train/cardnet.py``) or the
+    board network if it has their weights, else of the MLP."""
+    if any(k.startswith("cards.") for k in weights):
+        from train.cardnet import ActorCards
+
+        return ActorCards(weights)
     if any(k.startswith("features_extractor.convs.") for k in weights):
         from train.board import ActorBoard
 

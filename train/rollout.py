@@ -25,12 +25,20 @@ iteration's first step, with the bot's playouts as the expert):
    Decisions come in chunks of ``chunk`` decisions, each from its own seed, written to
    ``values/`` as they finish: the work is spread over ``workers`` processes, and running the
    same command again continues an interrupted collection (or extends it to more decisions).
-2. **Fit** (:func:`fit`). The network of ``python -m train`` (symlog inputs, tanh trunk and
-   policy head) is fit by least squares to ``A(s, a) - margin`` for the legal actions other
-   than the bot's and to 0 for the bot's. It sees only the seat's observation and the advice,
-   so it learns the expected advantage given what the seat sees; playing its largest output
-   (its logits are the prediction over ``temperature``) is the improved policy, which departs
-   from the bot only where it expects to gain more than ``margin`` points. Chunks whose index
+2. **Fit** (:func:`fit`). A network is fit by least squares to the advantages of the legal
+   actions. It sees only the seat's observation and the advice, so it learns the expected
+   advantage given what the seat sees; playing its largest output is the improved policy,
+   which departs from the bot only where it expects to gain more than ``margin`` points.
+
+   * ``network`` "cards" (the default, ``train/cardnet.py``): a transformer over one token
+     per card, each scored by the same small network; the fit is to ``A(s, a)`` itself and
+     ``margin`` is added to the bot's card at play. It plays the bot's card wherever the
+     decision is not of a kind that was measured (the pass).
+   * ``network`` "mlp": the network of ``python -m train`` (symlog inputs, tanh trunk and
+     policy head), fit to ``A(s, a) - margin`` for the actions other than the bot's and to 0
+     for the bot's. It learns much less from the same decisions (``docs/training.md``).
+
+   Its logits are the predictions over ``temperature``. Chunks whose index
    ends in 0 are the *test* set and those ending in 1 the *validation* set, which picks the
    epoch to keep; a chunk's decisions share games, so no game is split between sets.
 3. **Measure.** On the test decisions, unseen in the fit, the chosen actions' advantages give
@@ -67,6 +75,9 @@ from feral_envs.core import GameCore
 from train.advice import Advisor, check_game, play_round_out
 from train.config import dashed
 
+NETWORKS = ("cards", "mlp")
+"""The networks ``--network`` can fit."""
+
 
 @dataclass
 class RolloutConfig:
@@ -78,7 +89,7 @@ class RolloutConfig:
     """Run directory ("": runs/GAME__rollout__SEED); running again continues its collection."""
     seed: int = 1
     """Seed of the games (chunk k plays from the seed sequence (seed, k)), the fit and the arena."""
-    decisions: int = 70_000
+    decisions: int = 100_000
     """Decisions to collect, in whole chunks (per worker on 2 busy cores, about 17 a second
     with --deals 0 and 8 with --deals 8)."""
     chunk: int = 5_000
@@ -92,15 +103,23 @@ class RolloutConfig:
     where the game can sample deals are measured: Lost Ranks' play phase)."""
     workers: int = 2
     """Processes that collect chunks (0: in this process)."""
+    network: str = "cards"
+    """The network fit: "cards" (train/cardnet.py: a score per card from its own view of the
+    observation) or "mlp" (the network of python -m train: --trunk, --heads)."""
+    width: int = 64
+    """Features per card token of the card network."""
+    layers: int = 2
+    """Transformer encoder layers of the card network."""
     trunk: tuple[int, ...] = (256,)
-    """Tanh layers after symlog of the observation and the advice."""
+    """MLP: tanh layers after symlog of the observation and the advice."""
     heads: tuple[int, ...] = (128,)
-    """Tanh layers of the policy head."""
-    margin: float = 0.6
-    """Points the network must expect to gain before it departs from the bot."""
+    """MLP: tanh layers of the policy head."""
+    margin: float = 0.0
+    """Points the network must expect to gain before it departs from the bot (cards: added
+    to the bot's card at play; mlp: taken off the other cards' targets, as 0.6 measured)."""
     temperature: float = 0.1
     """Logits are the predicted advantages over this (points): sampling is near greedy."""
-    epochs: int = 12
+    epochs: int = 16
     """Passes over the training decisions (the validation set keeps the best one)."""
     learning_rate: float = 1e-3
     """Adam step size of the fit."""
@@ -116,7 +135,7 @@ class RolloutConfig:
     def check(self) -> None:
         """``ValueError`` naming the first setting that cannot work."""
         check_game(self.game, "train.rollout")
-        for name in ("decisions", "chunk", "epochs", "batch_size"):
+        for name in ("decisions", "chunk", "epochs", "batch_size", "layers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
         for name in ("workers", "arena_games", "margin", "deals"):
@@ -131,6 +150,17 @@ class RolloutConfig:
             raise ValueError(f"--share must be in (0, 1], got {self.share}")
         if self.temperature <= 0:
             raise ValueError(f"--temperature must be above 0, got {self.temperature}")
+        if self.network not in NETWORKS:
+            raise ValueError(
+                f"--network must be one of {', '.join(NETWORKS)}, got {self.network!r}"
+            )
+        if self.network == "cards":
+            from train.cardnet import N_HEADS
+
+            if self.width < N_HEADS or self.width % N_HEADS:
+                raise ValueError(
+                    f"--width must be a positive multiple of {N_HEADS}, got {self.width}"
+                )
         if min(self.trunk + self.heads, default=1) < 1 or not self.trunk:
             raise ValueError("--trunk needs one or more positive sizes, --heads positive sizes")
 
@@ -360,34 +390,31 @@ def gain_of(choices: np.ndarray, values: Values) -> Gain:
 
 def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[str, Any]]]:
     """The network fit to ``data["fit"]`` (module doc, step 2), at its best epoch on
-    ``data["validation"]``, as an :class:`~train.policy.ActorMLP`; the log of every epoch."""
+    ``data["validation"]``, as a frozen actor (:class:`~train.cardnet.ActorCards` or
+    :class:`~train.policy.ActorMLP`); the log of every epoch."""
     import torch
-    from torch import nn
-
-    from train.policy import TRUNK, ActorMLP
 
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     train_set = data["fit"]
-    n_actions = train_set.masks.shape[1]
     targets = train_set.advantages.copy()
-    others = train_set.masks.copy()
-    others[np.arange(len(train_set)), train_set.bot] = False
-    targets[others] -= config.margin
-    sizes = [train_set.obs.shape[1], *config.trunk, *config.heads]
-    layers: list[nn.Module] = []
-    for n_in, n_out in itertools.pairwise(sizes):
-        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
-    net = nn.Sequential(*layers, nn.Linear(sizes[-1], n_actions))
+    if config.network == "mlp":
+        others = train_set.masks.copy()
+        others[np.arange(len(train_set)), train_set.bot] = False
+        targets[others] -= config.margin
+        net, predict, policy, export = _mlp(config, *train_set.masks.shape[1:], train_set)
+    else:
+        net, predict, policy, export = _cards(config)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
-
-    def inputs(obs: np.ndarray) -> torch.Tensor:
-        x = torch.as_tensor(obs, dtype=torch.float32)
-        return torch.copysign(torch.log1p(x.abs()), x)
 
     def choices(values: Values) -> np.ndarray:
         with torch.no_grad():
-            out = net(inputs(values.obs)).numpy()
+            out = np.concatenate(
+                [
+                    policy(torch.as_tensor(values.obs[lo : lo + 4096])).numpy()
+                    for lo in range(0, len(values), 4096)
+                ]
+            )
         out[~values.masks] = -np.inf
         return out.argmax(axis=1)
 
@@ -398,7 +425,8 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
         for lo in range(0, len(order), config.batch_size):
             idx = order[lo : lo + config.batch_size]
             mask = torch.as_tensor(train_set.masks[idx])
-            error = (net(inputs(train_set.obs[idx])) - torch.as_tensor(targets[idx])) * mask
+            out = predict(torch.as_tensor(train_set.obs[idx]))
+            error = (out - torch.as_tensor(targets[idx])) * mask
             loss = (error**2).sum() / mask.sum()
             optimizer.zero_grad()
             loss.backward()
@@ -412,21 +440,65 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
                 "validation": dataclasses.asdict(checked),
             }
         )
+        if config.progress:
+            print(
+                f"epoch {epoch + 1}: loss {log[-1]['loss']:.4f}, validation gain "
+                f"{checked.gain:+.4f}, departs {checked.departs:.1%}",
+                file=sys.stderr,
+            )
         if checked.gain > best:
             best, best_state = checked.gain, copy.deepcopy(net.state_dict())
     assert best_state is not None
-    names = [f"{TRUNK}.{2 * j}" for j in range(len(config.trunk))]
-    names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(config.heads))]
-    names.append("action_net")
-    weights = {}
-    for j, name in enumerate(names):
-        w, b = best_state[f"{2 * j}.weight"], best_state[f"{2 * j}.bias"]
-        scale = 1.0 / config.temperature if name == "action_net" else 1.0
-        weights[name + ".weight"], weights[name + ".bias"] = (
-            (w * scale).numpy(),
-            (b * scale).numpy(),
-        )
-    return ActorMLP(weights), log
+    net.load_state_dict(best_state)
+    return export(), log
+
+
+def _cards(config: RolloutConfig) -> tuple[Any, Any, Any, Any]:
+    """The card network (``train/cardnet.py``): the module, its fitted values, its policy's
+    logits and its frozen actor."""
+    from train.advice import advised_core
+    from train.cardnet import ActorCards, CardNet, card_inputs
+    from train.config import game_core
+
+    core = advised_core(game_core(config.game), config.keywords)
+    net = CardNet(card_inputs(core), config.width, config.layers, config.margin, config.temperature)
+
+    def export() -> Any:
+        return ActorCards({"cards." + k: v.numpy() for k, v in net.state_dict().items()})
+
+    return net, net.predict, net.logits, export
+
+
+def _mlp(config: RolloutConfig, n_actions: int, train_set: Values) -> tuple[Any, Any, Any, Any]:
+    """The MLP of ``python -m train`` (symlog inputs, tanh layers), like :func:`_cards`."""
+    import torch
+    from torch import nn
+
+    from train.policy import TRUNK, ActorMLP
+
+    sizes = [train_set.obs.shape[1], *config.trunk, *config.heads]
+    layers: list[nn.Module] = []
+    for n_in, n_out in itertools.pairwise(sizes):
+        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
+    net = nn.Sequential(*layers, nn.Linear(sizes[-1], n_actions))
+
+    def predict(obs: torch.Tensor) -> torch.Tensor:
+        return net(torch.copysign(torch.log1p(obs.abs()), obs))
+
+    def export() -> Any:
+        state = net.state_dict()
+        names = [f"{TRUNK}.{2 * j}" for j in range(len(config.trunk))]
+        names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(config.heads))]
+        names.append("action_net")
+        weights = {}
+        for j, name in enumerate(names):
+            w, b = state[f"{2 * j}.weight"], state[f"{2 * j}.bias"]
+            scale = 1.0 / config.temperature if name == "action_net" else 1.0
+            weights[name + ".weight"] = (w * scale).numpy()
+            weights[name + ".bias"] = (b * scale).numpy()
+        return ActorMLP(weights)
+
+    return net, predict, predict, export
 
 
 COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "deals", "keywords")

@@ -29,6 +29,7 @@ import copy
 
 import numpy as np
 
+from feral_envs.lost_ranks.encoding import OBS
 from feral_envs.lost_ranks.rules import (
     DECK,
     FROM_ENEMY,
@@ -57,6 +58,11 @@ def voids_shown(state: State) -> np.ndarray:
             if led >= 0 and SUIT_OF[state.plays[k]] != led:
                 void[state.play_seats[k], led] = True
     return void
+
+
+SAMPLED_FLAG = OBS.phase.start + Phase.PLAY
+"""The observation index that is 1 exactly where :func:`can_sample` is true (the play phase's
+flag): where a policy fit on sampled decisions may act, tested on an observation alone."""
 
 
 def can_sample(state: State) -> bool:

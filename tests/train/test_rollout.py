@@ -144,7 +144,9 @@ def test_the_fit_departs_from_the_bot_where_an_alternative_pays():
         advantages[:, 1] = np.where(obs[:, 0] == 1, 1.0, -1.0)
         return Values(obs, masks, np.zeros(n, np.int64), advantages)
 
-    config = RolloutConfig(trunk=(8,), heads=(8,), epochs=30, batch_size=64, margin=0.3)
+    config = RolloutConfig(
+        network="mlp", trunk=(8,), heads=(8,), epochs=30, batch_size=64, margin=0.3, progress=False
+    )
     data = {"fit": values(600), "validation": values(200), "test": values(200)}
     actor, log = fit(config, data)
     test = data["test"]
@@ -201,6 +203,8 @@ def test_a_corrupt_chunk_is_named(tmp_path):
         (["lost_heir"], "deterministic and memoryless (lost_ranks); lost_heir's is not"),
         (["lost_ranks", "--share", "0"], "--share must be in (0, 1]"),
         (["lost_ranks", "--deals", "-1"], "--deals must be at least 0"),
+        (["lost_ranks", "--network", "lstm"], "--network must be one of cards, mlp, got 'lstm'"),
+        (["lost_ranks", "--width", "6"], "--width must be a positive multiple of 4, got 6"),
         (["lost_ranks", "--variant", "nope"], "nope"),
         (["lost_ranks", "--decisions", "20", "--chunk", "10"], "the fit needs at least 3"),
     ],

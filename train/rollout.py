@@ -402,7 +402,7 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
         others = train_set.masks.copy()
         others[np.arange(len(train_set)), train_set.bot] = False
         targets[others] -= config.margin
-        net, predict, policy, export = _mlp(config, *train_set.masks.shape[1:], train_set)
+        net, predict, policy, export = _mlp(config, train_set)
     else:
         net, predict, policy, export = _cards(config)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
@@ -469,21 +469,21 @@ def _cards(config: RolloutConfig) -> tuple[Any, Any, Any, Any]:
     return net, net.predict, net.logits, export
 
 
-def _mlp(config: RolloutConfig, n_actions: int, train_set: Values) -> tuple[Any, Any, Any, Any]:
+def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any, Any]:
     """The MLP of ``python -m train`` (symlog inputs, tanh layers), like :func:`_cards`."""
     import torch
     from torch import nn
 
-    from train.policy import TRUNK, ActorMLP
+    from train.policy import TRUNK, ActorMLP, symlog
 
     sizes = [train_set.obs.shape[1], *config.trunk, *config.heads]
     layers: list[nn.Module] = []
     for n_in, n_out in itertools.pairwise(sizes):
         layers += [nn.Linear(n_in, n_out), nn.Tanh()]
-    net = nn.Sequential(*layers, nn.Linear(sizes[-1], n_actions))
+    net = nn.Sequential(*layers, nn.Linear(sizes[-1], train_set.masks.shape[1]))
 
     def predict(obs: torch.Tensor) -> torch.Tensor:
-        return net(torch.copysign(torch.log1p(obs.abs()), obs))
+        return net(symlog(obs))
 
     def export() -> Any:
         state = net.state_dict()

@@ -34,6 +34,8 @@ GAME is one of: {", ".join(feral_envs.GAMES)}.
 `python -m train GAME --help` also lists that game's keywords (--variant, --max-hands, ...).
 Results go to runs/GAME__EXP__SEED__TIME (or --out): TensorBoard logs (tb/), checkpoints,
 the final policy model.zip (arena spec ppo:RUN_DIR) and leaderboard.md. See docs/training.md.
+For Lost Ranks, the recipe that beats the heuristic bot is not PPO but improvement by
+playouts over it: `python -m train.rollout lost_ranks` (its own --help).
 """
 EPILOG = """\
 Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130; `kill`

@@ -80,6 +80,8 @@ class SelfPlayVecEnv(VecEnv):
         material_scale: float = 0.0,
         par: Any = None,
     ) -> None:
+        if par is not None and not points_scale:
+            raise ValueError("a par counts round points: it needs points_scale above 0")
         self.core = core
         self.par = par
         """A :class:`train.advice.Par`: each round's points are counted against the bot's."""

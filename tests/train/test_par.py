@@ -4,6 +4,7 @@ the same cards. The bot playing the learner's side therefore earns exactly 0 eve
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agents.registry import load_policy
 from train.advice import Par
@@ -32,6 +33,12 @@ def test_the_bot_in_the_learners_seats_plays_to_par_every_round():
     plain = play_bot_as_learner(None)
     assert np.count_nonzero(plain) > 20  # rounds are scored: the points move the reward
     assert not play_bot_as_learner(Par("lost_ranks", {})).any()
+
+
+def test_a_par_without_points_is_refused():
+    pool = OpponentPool.only(heuristic_opponent("lost_ranks", {}), 0)
+    with pytest.raises(ValueError, match="needs points_scale above 0"):
+        SelfPlayVecEnv(CORE, {}, 2, pool, 0.0, 1.0, par=Par("lost_ranks", {}))
 
 
 def test_a_different_player_is_measured_against_par():

@@ -51,10 +51,11 @@ def card_inputs(core: GameCore) -> dict[str, torch.Tensor]:
     """The buffers that tie a card network to an advised ``core``'s observation (module doc);
     ``ValueError`` if the game's encoding declares no card blocks."""
     module = importlib.import_module(core.observe.__module__)
-    rules = importlib.import_module(module.__name__.rsplit(".", 1)[0] + ".rules")
-    determinize = importlib.import_module(module.__name__.rsplit(".", 1)[0] + ".determinize")
     if not hasattr(module, "CARD_SPANS"):
         raise ValueError(f"{core.name} has no card blocks for the card network")
+    package = module.__name__.rsplit(".", 1)[0]
+    rules = importlib.import_module(package + ".rules")
+    determinize = importlib.import_module(package + ".determinize")
     n_obs, n_cards = int(np.prod(core.obs_shape)), core.n_actions
     advice = n_obs - n_cards  # the advised observation ends with the advice, a card block
     deck = rules.DECK

@@ -65,6 +65,8 @@ def test_each_token_reads_its_own_cards_entries():
     assert per_card | common | {N_OBS} == set(range(N_OBS + 1))  # every input is read
     assert {span.name for span in SUIT_SPANS} <= {span.name for span in OBS.spans}
     assert inputs["gate"].item() == determinize.SAMPLED_FLAG
+    with pytest.raises(ValueError, match="lost_heir has no card blocks"):
+        card_inputs(game_core("lost_heir"))
 
 
 def test_the_gate_flag_is_set_exactly_where_deals_can_be_sampled():

@@ -32,11 +32,15 @@ iteration's first step, with the bot's playouts as the expert):
 
    * ``network`` "cards" (the default, ``train/cardnet.py``): a transformer over one token
      per card, each scored by the same small network; the fit is to ``A(s, a)`` itself and
-     ``margin`` is added to the bot's card at play. It plays the bot's card wherever the
-     decision is not of a kind that was measured (the pass).
+     ``margin`` is added to the bot's card at play, so "auto" chooses it with the epoch on
+     the validation set among :data:`MARGINS`; if the gain there does not clear 0 by its 95%
+     interval, the last (which follows the bot everywhere): a fit that cannot beat the bot
+     is played as the bot. It plays the
+     bot's card wherever the decision is not of a kind that was measured (the pass).
    * ``network`` "mlp": the network of ``python -m train`` (symlog inputs, tanh trunk and
      policy head), fit to ``A(s, a) - margin`` for the actions other than the bot's and to 0
-     for the bot's. It learns much less from the same decisions (``docs/training.md``).
+     for the bot's ("auto": 0.6). It learns much less from the same decisions
+     (``docs/training.md``).
 
    Its logits are the predictions over ``temperature``. Chunks whose index
    ends in 0 are the *test* set and those ending in 1 the *validation* set, which picks the
@@ -77,6 +81,10 @@ from train.config import dashed
 
 NETWORKS = ("cards", "mlp")
 """The networks ``--network`` can fit."""
+MARGINS = (0.0, 0.1, 0.2, 0.3, 0.5, 1.0, 1000.0)
+"""The card network's margins that ``--margin auto`` chooses from (1000: the bot's card)."""
+MLP_MARGIN = 0.6
+"""The MLP's margin under ``--margin auto`` (measured: docs/training.md)."""
 
 
 @dataclass
@@ -114,9 +122,11 @@ class RolloutConfig:
     """MLP: tanh layers after symlog of the observation and the advice."""
     heads: tuple[int, ...] = (128,)
     """MLP: tanh layers of the policy head."""
-    margin: float = 0.0
-    """Points the network must expect to gain before it departs from the bot (cards: added
-    to the bot's card at play; mlp: taken off the other cards' targets, as 0.6 measured)."""
+    margin: float | str = "auto"
+    """Points the network must expect to gain before it departs from the bot, or "auto"
+    (cards: added to the bot's card at play, "auto" chooses it on the validation set among
+    0 0.1 0.2 0.3 0.5 1, or 1000, which never departs, if the gain there is not above 0 by
+    its 95% interval; mlp: taken off the other cards' targets, "auto" is 0.6)."""
     temperature: float = 0.1
     """Logits are the predicted advantages over this (points): sampling is near greedy."""
     epochs: int = 16
@@ -138,7 +148,11 @@ class RolloutConfig:
         for name in ("decisions", "chunk", "epochs", "batch_size", "layers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
-        for name in ("workers", "arena_games", "margin", "deals"):
+        if self.margin != "auto" and not (
+            isinstance(self.margin, int | float) and self.margin >= 0
+        ):
+            raise ValueError(f'--margin must be "auto" or at least 0, got {self.margin!r}')
+        for name in ("workers", "arena_games", "deals"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
         if self.chunks < 3:
@@ -389,36 +403,38 @@ def gain_of(choices: np.ndarray, values: Values) -> Gain:
 
 
 def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[str, Any]]]:
-    """The network fit to ``data["fit"]`` (module doc, step 2), at its best epoch on
-    ``data["validation"]``, as a frozen actor (:class:`~train.cardnet.ActorCards` or
-    :class:`~train.policy.ActorMLP`); the log of every epoch."""
+    """The network fit to ``data["fit"]`` (module doc, step 2), at its best epoch (and with
+    ``--margin auto``, the card network's best margin) on ``data["validation"]``, as a frozen
+    actor (:class:`~train.cardnet.ActorCards` or :class:`~train.policy.ActorMLP`); the log
+    of every epoch."""
     import torch
 
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    train_set = data["fit"]
+    train_set, validation = data["fit"], data["validation"]
     targets = train_set.advantages.copy()
+    auto = config.margin == "auto"
     if config.network == "mlp":
         others = train_set.masks.copy()
         others[np.arange(len(train_set)), train_set.bot] = False
-        targets[others] -= config.margin
-        net, predict, policy, export = _mlp(config, train_set)
+        targets[others] -= MLP_MARGIN if auto else float(config.margin)
+        margins: tuple[float, ...] = (0.0,)  # in the targets
+        net, predict, export = _mlp(config, train_set)
     else:
-        net, predict, policy, export = _cards(config)
+        margins = MARGINS if auto else (float(config.margin),)
+        net, predict, export = _cards(config)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
 
-    def choices(values: Values) -> np.ndarray:
+    def scores(values: Values) -> np.ndarray:
         with torch.no_grad():
-            out = np.concatenate(
+            return np.concatenate(
                 [
-                    policy(torch.as_tensor(values.obs[lo : lo + 4096])).numpy()
+                    predict(torch.as_tensor(values.obs[lo : lo + 4096])).numpy()
                     for lo in range(0, len(values), 4096)
                 ]
             )
-        out[~values.masks] = -np.inf
-        return out.argmax(axis=1)
 
-    log, best, best_state = [], -np.inf, None
+    log, best, best_state = [], (-np.inf, 0.0), None
     for epoch in range(config.epochs):
         order = rng.permutation(len(train_set))
         losses = []
@@ -432,44 +448,62 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
-        checked = gain_of(choices(data["validation"]), data["validation"])
+        predicted = scores(validation)
+        checked = {m: gain_of(choices_of(predicted, validation, m), validation) for m in margins}
+        margin = max(margins, key=lambda m: (checked[m].gain, m))  # ties: the larger margin
         log.append(
             {
                 "epoch": epoch + 1,
                 "loss": float(np.mean(losses)),
-                "validation": dataclasses.asdict(checked),
+                "margin": margin,
+                "validation": dataclasses.asdict(checked[margin]),
             }
         )
         if config.progress:
             print(
                 f"epoch {epoch + 1}: loss {log[-1]['loss']:.4f}, validation gain "
-                f"{checked.gain:+.4f}, departs {checked.departs:.1%}",
+                f"{checked[margin].gain:+.4f} at margin {margin:g}, departs "
+                f"{checked[margin].departs:.1%}",
                 file=sys.stderr,
             )
-        if checked.gain > best:
-            best, best_state = checked.gain, copy.deepcopy(net.state_dict())
+        if (checked[margin].gain, margin) > best:
+            best, best_state = (checked[margin].gain, margin), copy.deepcopy(net.state_dict())
     assert best_state is not None
     net.load_state_dict(best_state)
-    return export(), log
+    margin = best[1]
+    if auto and config.network == "cards":
+        checked = gain_of(choices_of(scores(validation), validation, margin), validation)
+        if not checked.low > 0:  # not clearly better than the bot: play as the bot
+            margin = MARGINS[-1]
+    return export(margin), log
 
 
-def _cards(config: RolloutConfig) -> tuple[Any, Any, Any, Any]:
-    """The card network (``train/cardnet.py``): the module, its fitted values, its policy's
-    logits and its frozen actor."""
+def choices_of(predicted: np.ndarray, values: Values, margin: float) -> np.ndarray:
+    """The legal action of largest ``predicted`` advantage, the bot's raised by ``margin``."""
+    out = predicted.copy()
+    out[np.arange(len(values)), values.bot] += margin
+    out[~values.masks] = -np.inf
+    return out.argmax(axis=1)
+
+
+def _cards(config: RolloutConfig) -> tuple[Any, Any, Any]:
+    """The card network (``train/cardnet.py``): the module, its fitted values, and its frozen
+    actor given the margin."""
     from train.advice import advised_core
     from train.cardnet import ActorCards, CardNet, card_inputs
     from train.config import game_core
 
     core = advised_core(game_core(config.game), config.keywords)
-    net = CardNet(card_inputs(core), config.width, config.layers, config.margin, config.temperature)
+    net = CardNet(card_inputs(core), config.width, config.layers, 0.0, config.temperature)
 
-    def export() -> Any:
+    def export(margin: float) -> Any:
+        net.margin.fill_(margin)
         return ActorCards({"cards." + k: v.numpy() for k, v in net.state_dict().items()})
 
-    return net, net.predict, net.logits, export
+    return net, net.predict, export
 
 
-def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any, Any]:
+def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any]:
     """The MLP of ``python -m train`` (symlog inputs, tanh layers), like :func:`_cards`."""
     import torch
     from torch import nn
@@ -485,7 +519,7 @@ def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any, Any]:
     def predict(obs: torch.Tensor) -> torch.Tensor:
         return net(symlog(obs))
 
-    def export() -> Any:
+    def export(margin: float) -> Any:  # the margin is in the targets
         state = net.state_dict()
         names = [f"{TRUNK}.{2 * j}" for j in range(len(config.trunk))]
         names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(config.heads))]
@@ -498,7 +532,7 @@ def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any, Any]:
             weights[name + ".bias"] = (b * scale).numpy()
         return ActorMLP(weights)
 
-    return net, predict, predict, export
+    return net, predict, export
 
 
 COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "deals", "keywords")
@@ -566,17 +600,25 @@ def run(config: RolloutConfig) -> dict[str, Any]:
     measured = gain_of(logits.argmax(axis=1), test)
     meta = policy_meta(advised_core(core, config.keywords), actor, 0, config.keywords)
     write_policy_file(run_dir / "model.zip", actor, meta)
+    margin = (
+        actor.net.margin.item()  # the card network's, as played
+        if config.network == "cards"
+        else MLP_MARGIN
+        if config.margin == "auto"
+        else float(config.margin)
+    )
     report = {
         "decisions": {name: len(values) for name, values in data.items()},
         "collect_seconds": seconds,
         "fit_seconds": fit_seconds,
+        "margin": margin,
         "epochs": log,
         "test": dataclasses.asdict(measured),
     }
     print(
         f"test: {measured.gain:+.4f} points per decision over the bot "
         f"[{measured.low:+.4f}, {measured.high:+.4f}], departs on {measured.departs:.1%} of "
-        f"{measured.decisions:,} decisions; policy {run_dir / 'model.zip'}",
+        f"{measured.decisions:,} decisions at margin {margin:g}; policy {run_dir / 'model.zip'}",
         file=sys.stderr,
     )
     if config.arena_games:
@@ -600,6 +642,15 @@ def run(config: RolloutConfig) -> dict[str, Any]:
         print(table)
     (run_dir / "report.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
     return report
+
+
+def _margin(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'"auto" or a number of points, got {text!r}') from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -639,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             parser.add_argument(
                 flag,
-                type=type(default),
+                type=_margin if f.name == "margin" else type(default),
                 default=default,
                 help=f"{docs[f.name]} (default: {default})",
             )

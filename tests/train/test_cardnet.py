@@ -4,6 +4,9 @@ all of it, and the fit learns a per-card rule."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -16,7 +19,7 @@ from train.advice import Advisor, advised_core
 from train.cardnet import FOLLOW, ActorCards, CardNet, card_inputs
 from train.config import game_core
 from train.policy import CheckpointError, policy_meta, read_policy_file, write_policy_file
-from train.rollout import RolloutConfig, Values, fit, gain_of
+from train.rollout import MARGINS, RolloutConfig, Values, fit, gain_of
 
 CORE = game_core("lost_ranks")
 ADVISED = advised_core(CORE, {})
@@ -117,31 +120,57 @@ def test_a_policy_file_keeps_the_network_and_its_rule(tmp_path):
         ActorCards(weights)
 
 
-def test_the_fit_learns_a_rule_about_each_cards_suit():
-    """Synthetic advantages on real observations: a trump card gains a point over the bot's
-    card, any other card loses one. The fit must play trump where it can."""
+def synthetic(rule: str) -> dict[str, Values]:
+    """Fit, validation and test sets of real play decisions with synthetic advantages over
+    the bot's card: ``"trump"``, a trump card gains a point and any other loses one;
+    ``"never"``, every other card loses half a point on average, give or take a point."""
     sampled, obs, masks, bot = bot_decisions(2400, seed=2)
     keep = sampled & (masks.sum(axis=1) > 1)
     obs, masks, bot = obs[keep], masks[keep], bot[keep]
-    trump = obs[:, OBS.trump_suit.slice].argmax(axis=1)
-    suits = np.array(DECK.suit_of)
-    is_trump = suits[None, :] == trump[:, None]
-    advantages = np.where(is_trump, 1.0, -1.0).astype(np.float32) * masks
-    advantages -= advantages[np.arange(len(bot)), bot][:, None] * masks
-    values = Values(obs, masks, bot, advantages)
-    n = len(values)
+    if rule == "trump":
+        trump = obs[:, OBS.trump_suit.slice].argmax(axis=1)
+        is_trump = np.array(DECK.suit_of)[None, :] == trump[:, None]
+        values = np.where(is_trump, 1.0, -1.0).astype(np.float32) * masks
+    else:
+        values = np.random.default_rng(0).normal(-0.5, 1.0, masks.shape).astype(np.float32)
+        values *= masks
+        values[np.arange(len(bot)), bot] = 0.0
+    advantages = values - values[np.arange(len(bot)), bot][:, None] * masks
+    n = len(bot)
     parts = [slice(0, n // 5), slice(n // 5, 2 * n // 5), slice(2 * n // 5, n)]
     split = [Values(obs[p], masks[p], bot[p], advantages[p]) for p in parts]
-    data = {"test": split[0], "validation": split[1], "fit": split[2]}
+    return {"test": split[0], "validation": split[1], "fit": split[2]}
+
+
+def fit_and_test(data: dict[str, Values], margin: float | str) -> tuple[ActorCards, Any]:
     config = RolloutConfig(
-        width=16, layers=1, epochs=15, batch_size=32, learning_rate=3e-3, margin=0.3, progress=False
+        width=16, layers=1, epochs=15, batch_size=32, learning_rate=3e-3, margin=margin
     )
-    actor, log = fit(config, data)
+    actor, log = fit(dataclasses.replace(config, progress=False), data)
+    assert len(log) == 15
     test = data["test"]
     logits = actor.logits(test.obs)
     logits[~test.masks] = -np.inf
-    measured = gain_of(logits.argmax(axis=1), test)
+    return actor, gain_of(logits.argmax(axis=1), test)
+
+
+@pytest.mark.parametrize("margin", [0.3, "auto"])
+def test_the_fit_learns_a_rule_about_each_cards_suit(margin):
+    """The fit must play trump where it can."""
+    data = synthetic("trump")
+    actor, measured = fit_and_test(data, margin)
+    test = data["test"]
     best = np.where(test.masks, test.advantages, -np.inf).max(axis=1).mean()
     assert best > 0.2  # the rule pays on these decisions
     assert measured.gain > 0.95 * best
-    assert len(log) == 15
+    if margin == "auto":
+        assert actor.net.margin.item() < MARGINS[-1]
+    else:
+        assert actor.net.margin.item() == pytest.approx(margin)
+
+
+def test_a_fit_that_cannot_beat_the_bot_plays_as_the_bot_with_an_auto_margin():
+    data = synthetic("never")
+    actor, measured = fit_and_test(data, "auto")
+    assert actor.net.margin.item() == MARGINS[-1]
+    assert measured.departs == 0 and measured.gain == 0

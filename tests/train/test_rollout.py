@@ -15,6 +15,7 @@ from agents.registry import load_policy
 from train.advice import play_round_out
 from train.config import game_core
 from train.rollout import (
+    MARGINS,
     Playouts,
     RolloutConfig,
     Values,
@@ -174,6 +175,7 @@ def test_a_tiny_run_writes_a_policy_the_arena_plays_and_continues(tmp_path):
     )
     report = run(config)
     assert report["decisions"] == {"fit": 30, "validation": 30, "test": 30}
+    assert report["margin"] in MARGINS
     assert [split_of(k) for k in range(3)] == ["test", "validation", "fit"]
     assert {row["agent"] for row in report["leaderboard"]} == {"rollout", "heuristic", "random"}
     policy = load_policy(f"ppo_argmax:{out / 'model.zip'}", "lost_ranks", seed=0, keywords={})
@@ -204,6 +206,8 @@ def test_a_corrupt_chunk_is_named(tmp_path):
         (["lost_ranks", "--share", "0"], "--share must be in (0, 1]"),
         (["lost_ranks", "--deals", "-1"], "--deals must be at least 0"),
         (["lost_ranks", "--network", "lstm"], "--network must be one of cards, mlp, got 'lstm'"),
+        (["lost_ranks", "--margin", "some"], "\"auto\" or a number of points, got 'some'"),
+        (["lost_ranks", "--margin", "-1"], '--margin must be "auto" or at least 0, got -1.0'),
         (["lost_ranks", "--width", "6"], "--width must be a positive multiple of 4, got 6"),
         (["lost_ranks", "--variant", "nope"], "nope"),
         (["lost_ranks", "--decisions", "20", "--chunk", "10"], "the fit needs at least 3"),
@@ -211,7 +215,11 @@ def test_a_corrupt_chunk_is_named(tmp_path):
 )
 def test_bad_input_exits_2_naming_the_problem(argv, message, capsys, tmp_path):
     argv = [*argv, "--out", str(tmp_path / "run"), "--workers", "0", "--no-progress"]
-    assert main(argv) == 2
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's own errors (a value of the wrong type)
+        code = stop.code
+    assert code == 2
     assert message in capsys.readouterr().err
 
 

@@ -180,6 +180,11 @@ class ActorCards(Actor):
         self.n_inputs = int(inputs["advice_index"][-1]) + 1
         self.trunk = (width,) * layers
 
+    @classmethod
+    def from_net(cls, net: CardNet) -> ActorCards:
+        """A frozen copy of a live card network."""
+        return cls({PREFIX + k: v.detach().numpy() for k, v in net.state_dict().items()})
+
     def weights(self) -> dict[str, np.ndarray]:
         return {PREFIX + k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}
 

@@ -498,7 +498,7 @@ def _cards(config: RolloutConfig) -> tuple[Any, Any, Any]:
 
     def export(margin: float) -> Any:
         net.margin.fill_(margin)
-        return ActorCards({"cards." + k: v.numpy() for k, v in net.state_dict().items()})
+        return ActorCards.from_net(net)
 
     return net, net.predict, export
 

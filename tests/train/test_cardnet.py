@@ -82,7 +82,7 @@ def test_the_policy_follows_the_heuristic_where_the_gate_is_off_or_the_margin_is
     torch.manual_seed(0)
     net = CardNet(card_inputs(ADVISED), width=8, layers=1)
     sampled, obs, masks, bot = bot_decisions(300)
-    actor = ActorCards({"cards." + k: v.numpy() for k, v in net.state_dict().items()})
+    actor = ActorCards.from_net(net)
     rng = np.random.default_rng(0)
     chosen = actor.act(obs.copy(), masks, rng, deterministic=True)
     off = ~sampled
@@ -98,7 +98,7 @@ def test_the_policy_follows_the_heuristic_where_the_gate_is_off_or_the_margin_is
 def test_a_policy_file_keeps_the_network_and_its_rule(tmp_path):
     torch.manual_seed(1)
     net = CardNet(card_inputs(ADVISED), width=8, layers=2, margin=0.25, temperature=0.5)
-    actor = ActorCards({"cards." + k: v.numpy() for k, v in net.state_dict().items()})
+    actor = ActorCards.from_net(net)
     path = tmp_path / "cards.zip"
     write_policy_file(path, actor, policy_meta(ADVISED, actor, 0, {}))
     loaded, meta = read_policy_file(path, ADVISED)

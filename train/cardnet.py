@@ -52,7 +52,10 @@ def card_inputs(core: GameCore) -> dict[str, torch.Tensor]:
     ``ValueError`` if the game's encoding declares no card blocks."""
     module = importlib.import_module(core.observe.__module__)
     if not hasattr(module, "CARD_SPANS"):
-        raise ValueError(f"{core.name} has no card blocks for the card network")
+        raise ValueError(
+            f"{core.name} has no card blocks for the card network (its encoding declares no "
+            "CARD_SPANS; lost_ranks does)"
+        )
     package = module.__name__.rsplit(".", 1)[0]
     rules = importlib.import_module(package + ".rules")
     determinize = importlib.import_module(package + ".determinize")
@@ -104,7 +107,9 @@ class CardNet(nn.Module):
     ) -> None:
         super().__init__()
         if width < N_HEADS or width % N_HEADS:
-            raise ValueError(f"the card network's width must be a positive multiple of {N_HEADS}")
+            raise ValueError(
+                f"the card network's width must be a positive multiple of {N_HEADS}, got {width}"
+            )
         for name, value in inputs.items():
             self.register_buffer(name, value.clone())
         self.register_buffer("margin", torch.tensor(float(margin)))

@@ -434,7 +434,9 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
                 ]
             )
 
-    log, best, best_state = [], (-np.inf, 0.0), None
+    log: list[dict[str, Any]] = []
+    best: tuple[Gain, float] | None = None  # the kept epoch's validation gain and margin
+    best_state = None
     for epoch in range(config.epochs):
         order = rng.permutation(len(train_set))
         losses = []
@@ -466,15 +468,13 @@ def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[
                 f"{checked[margin].departs:.1%}",
                 file=sys.stderr,
             )
-        if (checked[margin].gain, margin) > best:
-            best, best_state = (checked[margin].gain, margin), copy.deepcopy(net.state_dict())
-    assert best_state is not None
+        if best is None or (checked[margin].gain, margin) > (best[0].gain, best[1]):
+            best, best_state = (checked[margin], margin), copy.deepcopy(net.state_dict())
+    assert best is not None and best_state is not None
     net.load_state_dict(best_state)
-    margin = best[1]
-    if auto and config.network == "cards":
-        checked = gain_of(choices_of(scores(validation), validation, margin), validation)
-        if not checked.low > 0:  # not clearly better than the bot: play as the bot
-            margin = MARGINS[-1]
+    kept, margin = best
+    if auto and config.network == "cards" and not kept.low > 0:
+        margin = MARGINS[-1]  # not clearly better than the bot on validation: play as the bot
     return export(margin), log
 
 
@@ -600,13 +600,10 @@ def run(config: RolloutConfig) -> dict[str, Any]:
     measured = gain_of(logits.argmax(axis=1), test)
     meta = policy_meta(advised_core(core, config.keywords), actor, 0, config.keywords)
     write_policy_file(run_dir / "model.zip", actor, meta)
-    margin = (
-        actor.net.margin.item()  # the card network's, as played
-        if config.network == "cards"
-        else MLP_MARGIN
-        if config.margin == "auto"
-        else float(config.margin)
-    )
+    if config.network == "cards":
+        margin = actor.net.margin.item()  # as chosen by the fit and played
+    else:
+        margin = MLP_MARGIN if config.margin == "auto" else float(config.margin)
     report = {
         "decisions": {name: len(values) for name, values in data.items()},
         "collect_seconds": seconds,

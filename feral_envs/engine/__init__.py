@@ -1,0 +1,26 @@
+"""The compiled rules engine: one numba implementation of each game's rules.
+
+Each game's rules are written once, in ``feral_envs/<game>/engine.py``, as small
+``@njit(cache=True)`` functions over a *state row*: one int32 numpy array per game, laid out
+by named spans (:class:`~feral_envs.layout.Layout`, the module's ``STATE``). A batch of games
+is a 2-D array with one row per game; a clone is a copy; a state can be hashed, saved and
+compared byte for byte. ``NUMBA_DISABLE_JIT=1`` runs the same source as plain Python.
+
+Every row starts with its random stream (:mod:`feral_envs.engine.rng`, entries ``0 .. 3``),
+then the game's keywords (so that a row is a whole game), then the game's fields.
+
+What each game's ``engine`` module provides (the same names in every game):
+
+* ``STATE`` (the row's layout), ``N_ACTIONS``, ``N_SEATS``, ``OBS_SHAPE``, ``OBS_SIZE``
+  (``prod(OBS_SHAPE)``: observations are written flat), ``TEAM_OF_SEAT`` (int64 array);
+* ``start(row, config, options)``, plain Python: validates the ``reset`` options
+  (``ValueError`` naming the problem, the row untouched), writes the keywords and starts a
+  game from the row's stream words (which the caller has set);
+* single-game kernels: ``new_game(row)`` (a random game from the keywords and the stream
+  already in the row), ``legal_mask(row, out)``, ``is_legal(row, action)``,
+  ``apply(row, action)`` (a legal action), ``observe(row, seat, out)``, ``to_act(row)``,
+  ``status(row) -> (terminated, truncated, winner)``, ``score(row, team)``;
+* batch kernels over ``rows`` (``prange`` over the games), used by
+  :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
+  ``first_illegal``, ``observe_batch``.
+"""

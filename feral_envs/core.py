@@ -74,3 +74,15 @@ class GameCore:
     @property
     def n_seats(self) -> int:
         return len(self.agents)
+
+
+def check_keywords(core: GameCore, keywords: dict, extra: tuple[str, ...] = ()) -> None:
+    """``ValueError`` naming any keyword ``core``'s game does not take, and the ones it takes
+    (besides ``extra``, such as ``render_mode``)."""
+    allowed = (*core.keyword_defaults, *extra)
+    unknown = [k for k in keywords if k not in allowed]
+    if unknown:
+        raise ValueError(
+            f"unknown keyword(s) {', '.join(map(repr, unknown))} for {core.name}; "
+            f"allowed: {', '.join(allowed)}"
+        )

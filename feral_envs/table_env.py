@@ -20,6 +20,7 @@ The contract is ``shared/API.md``; rewards:
 from __future__ import annotations
 
 import warnings
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import gymnasium
@@ -33,7 +34,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
-from feral_envs.core import DRAW, GameCore
+from feral_envs.core import DRAW, GameCore, check_keywords
 
 
 def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
@@ -99,6 +100,7 @@ class TableEnv(AECEnv):
         **keywords: Any,
     ) -> None:
         super().__init__()
+        check_keywords(core, keywords, ("render_mode",))
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         if render_mode == "rgb_array" and core.render_rgb is None:
             raise ValueError(f"{core.name} has no pictures: render_mode='rgb_array' is not offered")
@@ -200,8 +202,9 @@ class TableEnv(AECEnv):
     def legal_action_names(self) -> list[str]:
         return [self.action_to_string(a) for a in self.legal_actions()]
 
-    def action_to_string(self, action: int) -> str:
-        """Name of ``action`` for the agent to act (see the game's action table)."""
+    def action_to_string(self, action: int, agent: str | None = None) -> str:
+        """Name of ``action`` for ``agent`` (default: the agent to act), legal now or not
+        (see the game's action table)."""
         if (
             isinstance(action, bool)
             or not isinstance(action, (int, np.integer))
@@ -210,7 +213,32 @@ class TableEnv(AECEnv):
             raise ValueError(
                 f"action {action!r} is out of range; actions are 0..{self.n_actions - 1}"
             )
-        return self.core.action_to_string(self.state, int(action))
+        return self.core.action_to_string(self._namer(agent), int(action))
+
+    def action_id(self, text: str, agent: str | None = None) -> int:
+        """The id of the action named ``text`` for ``agent`` (default: the agent to act),
+        whether or not it is legal now: the name-to-id mapping, for reading logs.
+        ``ValueError`` if ``text`` names no action."""
+        action = (
+            self.core.string_to_action(self._namer(agent), text) if isinstance(text, str) else None
+        )
+        if action is None:
+            raise ValueError(
+                f"{text!r} names no action for {agent or self.agent_selection} (docs/"
+                f"{self.core.name}.md lists every name); legal now for {self.agent_selection}: "
+                + ", ".join(self.legal_action_names())
+            )
+        return action
+
+    def _namer(self, agent: str | None) -> Any:
+        """What the core's naming functions read: the seat whose names are meant (Hidden
+        Ranks names squares in that seat's frame; the card games' names hold for every seat)."""
+        if agent is None:
+            return self.state
+        if agent not in self._agent_seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        seat = self._agent_seat[agent]
+        return SimpleNamespace(to_move=seat, to_act=seat)
 
     def string_to_action(self, text: str) -> int:
         """The legal action named by ``text``; ``ValueError`` listing the legal names if none."""

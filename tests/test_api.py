@@ -49,8 +49,12 @@ def test_bad_keyword_values_name_the_allowed_values(game):
             assert repr(value) in str(err.value)
     with pytest.raises(ValueError, match="render_mode"):
         feral_envs.make(game, render_mode="rgb_arrays")
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="'no_such_keyword'") as err:
         feral_envs.make(game, no_such_keyword=1)
+    for keyword in core.keyword_defaults:
+        assert keyword in str(err.value), "the message lists the keywords the game takes"
+    with pytest.raises(ValueError, match="'bogus'"):
+        feral_envs.env_module(game).raw_env(bogus=1)
 
 
 @pytest.mark.parametrize("game", game_params())
@@ -158,7 +162,36 @@ def test_core_keyword_table_matches_the_env_signature(game):
 
     core = core_of(game)
     params = inspect.signature(feral_envs.env_module(game).raw_env.__init__).parameters
-    signature = {n: p.default for n, p in params.items() if n not in ("self", "render_mode")}
+    signature = {
+        n: p.default
+        for n, p in params.items()
+        if n not in ("self", "render_mode") and p.kind is not p.VAR_KEYWORD
+    }
     assert signature == core.keyword_defaults
     for keyword, allowed in core.keyword_choices.items():
         assert allowed[0] == core.keyword_defaults[keyword], f"{keyword}: default first"
+
+
+@pytest.mark.parametrize("game", game_params())
+def test_action_id_maps_every_name_legal_or_not(game):
+    env = feral_envs.make(game)
+    env.reset(seed=5)
+    raw = env.unwrapped
+    for _ in range(3):
+        for agent in raw.possible_agents:
+            for action in range(raw.n_actions):
+                name = raw.action_to_string(action, agent)
+                if "off the board" in name:  # a move that leaves the board has no legal name
+                    continue
+                assert raw.action_id(name, agent) == action, (agent, name)
+        env.step(raw.legal_actions()[-1])
+    illegal = next(a for a in range(raw.n_actions) if a not in raw.legal_actions())
+    name = raw.action_to_string(illegal)
+    with pytest.raises(ValueError, match="not legal now"):
+        raw.string_to_action(name)
+    assert raw.action_id(name) == illegal
+    with pytest.raises(ValueError, match="names no action") as err:
+        raw.action_id("no such action")
+    assert raw.legal_action_names()[0] in str(err.value)
+    with pytest.raises(ValueError, match="unknown agent"):
+        raw.action_id(name, "nobody")

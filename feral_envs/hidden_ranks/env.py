@@ -36,8 +36,11 @@ class raw_env(TableEnv):
         max_moves: int = 2000,
         render_mode: str | None = None,
         reward: str = "win",
+        **unknown: Any,
     ) -> None:
-        super().__init__(CORE, render_mode, reward, mode=mode, setup=setup, max_moves=max_moves)
+        super().__init__(
+            CORE, render_mode, reward, mode=mode, setup=setup, max_moves=max_moves, **unknown
+        )
 
 
 def env(**kwargs: Any) -> Any:

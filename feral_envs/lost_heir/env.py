@@ -24,6 +24,7 @@ class raw_env(TableEnv):
         target_score: int = 40,
         take_a_lead: str = "after_first_trick",
         max_hands: int = 100,
+        **unknown: Any,
     ) -> None:
         super().__init__(
             CORE,
@@ -32,6 +33,7 @@ class raw_env(TableEnv):
             target_score=target_score,
             take_a_lead=take_a_lead,
             max_hands=max_hands,
+            **unknown,
         )
 
 

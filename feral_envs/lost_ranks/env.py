@@ -18,9 +18,13 @@ class raw_env(TableEnv):
     }
 
     def __init__(
-        self, render_mode: str | None = None, reward: str = "win", variant: str = "standard"
+        self,
+        render_mode: str | None = None,
+        reward: str = "win",
+        variant: str = "standard",
+        **unknown: Any,
     ) -> None:
-        super().__init__(CORE, render_mode, reward, variant=variant)
+        super().__init__(CORE, render_mode, reward, variant=variant, **unknown)
 
 
 def env(**kwargs: Any) -> Any:

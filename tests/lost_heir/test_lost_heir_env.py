@@ -56,8 +56,8 @@ def test_bad_keywords(keywords, named):
         raw_env(**keywords)
 
 
-def test_unknown_keyword_is_a_type_error():
-    with pytest.raises(TypeError):
+def test_unknown_keyword_is_a_value_error_naming_the_keywords():
+    with pytest.raises(ValueError, match=r"unknown keyword.*'variant'.*take_a_lead"):
         raw_env(variant="x")
 
 

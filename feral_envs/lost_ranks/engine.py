@@ -19,8 +19,6 @@ top; a given Trump Card: the other 52 cards shuffled), so that a pure core drive
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
@@ -39,6 +37,8 @@ OBS_SHAPE = (encoding.OBS_SIZE,)
 OBS_SIZE = encoding.OBS_SIZE
 TEAM_OF_SEAT = np.array(rules.TEAM_OF_SEAT, dtype=np.int64)
 RED, BLACK = rules.RED, rules.BLACK
+COMPACT_DTYPES: tuple[str, ...] = ()
+"""No integer dtype holds the observation: ``scores`` and ``round_points`` are points / 18."""
 
 N_CARDS = rules.N_CARDS
 SUIT_SIZE = 13  # cards per suit, its Jack included
@@ -350,7 +350,7 @@ def start(row: np.ndarray, config: rules.Config, options: dict) -> None:
     _start_round(row, begin.skip_pass)
 
 
-def _deal_hands(row: np.ndarray, trump: int, hands: Any) -> None:
+def _deal_hands(row: np.ndarray, trump: int, hands: np.ndarray) -> None:
     """The given (4, 53) bool hands; ``deal`` lists the Trump Card, then each hand."""
     cards = [trump] + [int(c) for seat in range(N_SEATS) for c in np.flatnonzero(hands[seat])]
     row[STATE.deal.slice] = cards

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -232,9 +232,21 @@ def pass_enemy(seat: int, round_number: int) -> int:
 # Starting a game and a round
 
 
-def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
-    """A new game; ``options`` are ``reset`` options (see ``docs/lost_ranks.md``), validated
-    completely before anything is built."""
+class StartOptions(NamedTuple):
+    """``reset`` options, validated: what :func:`new_game` (and the compiled engine's
+    ``start``) build the first round from."""
+
+    skip_pass: bool  # start == "play"
+    round: int
+    scores: tuple[int, int]  # (red, black) before the first round
+    tiebreaker: bool
+    trump: int | None  # the Trump Card, None: flipped from the rng
+    hands: np.ndarray | None  # (4, 53) bool hand masks, None: dealt from the rng
+
+
+def parse_options(options: dict) -> StartOptions:
+    """Validate ``reset`` options (see ``docs/lost_ranks.md``) completely; ``ValueError``
+    naming the problem."""
     start = _check_choice("start", options.get("start", "pass"), START_CHOICES)
     round_number = options.get("round", 1)
     if isinstance(round_number, bool) or not isinstance(round_number, (int, np.integer)):
@@ -249,11 +261,17 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
     hands = None
     if "hands" in options:
         hands, trump = _parse_hands(options["hands"], trump)
+    return StartOptions(start == "play", int(round_number), scores, tiebreaker, trump, hands)
 
-    state = State(config=config, scores=np.array(scores, dtype=np.int64))
-    state.round = int(round_number)
-    state.tiebreaker = tiebreaker
-    _start_round(state, rng, trump, hands, skip_pass=start == "play")
+
+def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
+    """A new game; ``options`` are ``reset`` options (see ``docs/lost_ranks.md``), validated
+    completely before anything is built."""
+    start = parse_options(options)
+    state = State(config=config, scores=np.array(start.scores, dtype=np.int64))
+    state.round = start.round
+    state.tiebreaker = start.tiebreaker
+    _start_round(state, rng, start.trump, start.hands, skip_pass=start.skip_pass)
     return state
 
 

@@ -583,35 +583,39 @@ def _end_trick(row):
 
 
 @njit(cache=True)
-def _hand_score(contract, declaring_points, defending_points):
-    """Score changes (declaring team, defending team) of a played hand: the declarers score
-    their points if they made the contract, else lose it; the defenders never go below 0."""
-    declaring = declaring_points if declaring_points >= contract else -contract
-    return declaring, max(defending_points, 0)
+def _add_score(row, team, change):
+    row[SCORES + team] += change
+    row[LAST_HAND + team] = change
+
+
+@njit(cache=True)
+def _score_hand(row):
+    """The declaring team scores its points if they reach the contract, else loses the
+    contract; the other team scores its points, but never less than 0."""
+    declaring_team = row[DECLARER] % N_TEAMS
+    for team in range(N_TEAMS):
+        points = row[TEAM_POINTS + team]
+        if team == declaring_team:
+            _add_score(row, team, points if points >= row[CONTRACT] else -row[CONTRACT])
+        else:
+            _add_score(row, team, max(points, 0))
 
 
 @njit(cache=True)
 def _end_hand(row, thrown_in):
     """Score the hand (unless thrown in), then end the game or deal the next hand."""
-    declaring_team = row[DECLARER] % N_TEAMS
-    declaring, defending = 0, 0
-    if not thrown_in:
-        declaring, defending = _hand_score(
-            row[CONTRACT],
-            row[TEAM_POINTS + declaring_team],
-            row[TEAM_POINTS + 1 - declaring_team],
-        )
-    for team in range(N_TEAMS):
-        change = declaring if team == declaring_team else defending
-        row[SCORES + team] += change
-        row[LAST_HAND + team] = change
+    if thrown_in:
+        for team in range(N_TEAMS):
+            _add_score(row, team, 0)
+    else:
+        _score_hand(row)
     row[HANDS_PLAYED] += 1
     reached0 = row[SCORES] >= row[TARGET_SCORE]
     reached1 = row[SCORES + 1] >= row[TARGET_SCORE]
     if not thrown_in and (reached0 or reached1):
         row[TERMINATED] = 1
         if reached0 and reached1:  # both: the declaring team wins
-            row[WINNER] = declaring_team
+            row[WINNER] = row[DECLARER] % N_TEAMS
         else:
             row[WINNER] = 0 if reached0 else 1
     elif row[HANDS_PLAYED] >= row[MAX_HANDS]:

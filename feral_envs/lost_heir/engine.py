@@ -343,8 +343,8 @@ def _held_bits(row, seat):
     bits = np.int64(0)
     for k in range(CARDS_PER_HAND * seat, CARDS_PER_HAND * (seat + 1)):
         card = row[DEAL + k]
-        if row[TRICK_OF_CARD + card] < 0:
-            bits |= _bit(CARD + card)
+        held = row[TRICK_OF_CARD + card] < 0
+        bits |= _bit(CARD + card) * np.int64(held)  # no branch: held or not is unpredictable
     return bits
 
 

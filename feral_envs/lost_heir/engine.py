@@ -857,7 +857,8 @@ def _random_legal(row, rng_row):
 @njit(cache=True, parallel=True)
 def random_batch(rows, rng_rows, out):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the
-    game's own stream); 0 for a game that is over."""
+    game's own stream, so that random opponents never change the deals); 0, and no draw, for
+    a game that is over."""
     for i in prange(rows.shape[0]):
         out[i] = _random_legal(rows[i], rng_rows[i])
 

@@ -271,11 +271,11 @@ def _parse_scores(scores: Any, config: Config) -> np.ndarray:
     return out
 
 
-def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
-    """A new game. ``options`` (all optional): ``dealer`` (agent name), ``hands`` (all four
-    seats, 8 card names each, 32 distinct cards), ``scores`` (both teams, below the target).
-    Everything is validated before the state is built. Without ``dealer`` the first dealer is
-    ``rng.integers(4)``; without ``hands`` the first hand is dealt from ``rng`` after that."""
+def parse_options(
+    config: Config, options: dict | None
+) -> tuple[int | None, np.ndarray | None, np.ndarray]:
+    """``reset`` options validated: ``(dealer or None, hands (4, 32) bool or None, scores)``;
+    ``ValueError`` naming the problem. Shared with the compiled engine (``engine.start``)."""
     options = options or {}
     unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)
     if unknown:
@@ -290,6 +290,15 @@ def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
         if "scores" in options
         else np.zeros(2, dtype=np.int64)
     )
+    return dealer, hands, scores
+
+
+def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
+    """A new game. ``options`` (all optional): ``dealer`` (agent name), ``hands`` (all four
+    seats, 8 card names each, 32 distinct cards), ``scores`` (both teams, below the target).
+    Everything is validated before the state is built. Without ``dealer`` the first dealer is
+    ``rng.integers(4)``; without ``hands`` the first hand is dealt from ``rng`` after that."""
+    dealer, hands, scores = parse_options(config, options)
     if dealer is None:
         dealer = int(rng.integers(N_SEATS))
     state = State(

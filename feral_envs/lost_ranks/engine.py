@@ -7,9 +7,11 @@ is a copy, and the batch kernels step every game in one call.
 
 Where the pure core keeps (4, 53) hand and play masks, the row keeps one entry per card:
 ``holder`` (the seat holding it), ``played_by`` (the seat that played it this round) and
-``pile`` (where its trick sent it). The observation (``encoding.OBS``, float32 values bit for
-bit) is written straight from these into the caller's buffer; the voids a seat has shown are
-kept in the row (``voids_shown``) as the pure core's observer derives them from the plays.
+``pile`` (where its trick sent it); the round's plays in order (``plays``) and each finished
+trick's winner (``trick_winners``) are kept as the pure core keeps them. The observation
+(``encoding.OBS``, float32 values bit for bit) is written straight from these into the
+caller's buffer; the voids a seat has shown are kept in the row (``voids_shown``) as the pure
+core's observer derives them from the plays.
 
 Randomness is drawn from the row's stream in exactly the order and form of the pure core
 (``rules.flip_trump_and_deal``: ``permutation(53)``, redrawn while a Jack or the Spy is on
@@ -83,6 +85,12 @@ STATE = Layout(
     ),
     ("scores", 2, "game scores by army (red, black) after the finished rounds"),
     ("round", 1, "round number, 1-based (a tiebreaker round is numbered on)"),
+    (
+        "epoch",
+        1,
+        "rounds started in this game: 1 in its first round, whatever round that is "
+        "(rules.State.epoch)",
+    ),
     ("tiebreaker", 1, "1 in the one extra round played after a tie"),
     ("phase", 1, "PASS 0, PLAY 1, GAME_OVER 2"),
     ("winner", 1, "army that won, DRAW (-1) for a draw and while the game runs"),
@@ -99,6 +107,12 @@ STATE = Layout(
     ("n_in_trick", 1, "cards played to the current trick (0..3)"),
     ("led_suit", 1, "suit of the current trick (NO_SUIT: no card yet, or the Spy led)"),
     ("tricks_done", 1, "tricks finished this round, void ones included (0..13)"),
+    (
+        "trick_winners",
+        N_TRICKS,
+        "by trick of this round: the seat that won it, NO_WINNER (-1) for a void trick "
+        "and for the tricks not yet finished (rules.State.trick_results)",
+    ),
     ("first_lead", 1, "card that must lead trick 1 (NO_CARD once led, or in the pass)"),
     ("trick", N_SEATS, "card ids of the current trick in play order (NO_CARD: not played)"),
     ("round_points", 2, "points scored so far this round, by army (red, black)"),
@@ -109,6 +123,12 @@ STATE = Layout(
         "the pass and not yet exchanged, or played)",
     ),
     ("played_by", N_CARDS, "by card id: the seat that played it this round (NO_SEAT: none)"),
+    (
+        "plays",
+        N_TRICKS * N_SEATS,
+        "the card ids played this round in play order, trick k in entries 4k..4k+3 "
+        "(NO_CARD: not yet played; rules.State.plays, and played_by of each is its seat)",
+    ),
     (
         "pile",
         N_CARDS,
@@ -134,6 +154,7 @@ ROW_SIZE = STATE.size
 _VARIANT = STATE.variant.start
 _SCORES = STATE.scores.start
 _ROUND = STATE.round.start
+_EPOCH = STATE.epoch.start
 _TIEBREAKER = STATE.tiebreaker.start
 _PHASE = STATE.phase.start
 _WINNER = STATE.winner.start
@@ -145,11 +166,13 @@ _LEADER = STATE.leader.start
 _N_IN_TRICK = STATE.n_in_trick.start
 _LED_SUIT = STATE.led_suit.start
 _TRICKS_DONE = STATE.tricks_done.start
+_TRICK_WINNERS = STATE.trick_winners.start
 _FIRST_LEAD = STATE.first_lead.start
 _TRICK = STATE.trick.start
 _ROUND_POINTS = STATE.round_points.start
 _HOLDER = STATE.holder.start
 _PLAYED_BY = STATE.played_by.start
+_PLAYS = STATE.plays.start
 _PILE = STATE.pile.start
 _VOIDS_SHOWN = STATE.voids_shown.start
 _DEAL = STATE.deal.start
@@ -249,6 +272,7 @@ def _begin_game(row, round_number, red, black, tiebreaker):
     row[_SCORES] = red
     row[_SCORES + 1] = black
     row[_ROUND] = round_number
+    row[_EPOCH] = 0
     row[_TIEBREAKER] = tiebreaker
     row[_WINNER] = DRAW
     row[_LEADER] = 0
@@ -293,15 +317,18 @@ def _deal_around(row, trump):
 def _start_round(row, skip_pass):
     """Round ``round`` with its cards dealt: clear the round's fields, then the pass (or,
     skipped, the first lead)."""
+    row[_EPOCH] += 1
     row[_PASS_STEP] = 0
     row[_PASS_CHOICE : _PASS_CHOICE + N_SEATS * PASS_SIZE] = NO_CARD
     row[_TRICK : _TRICK + N_SEATS] = NO_CARD
     row[_N_IN_TRICK] = 0
     row[_LED_SUIT] = NO_SUIT
     row[_TRICKS_DONE] = 0
+    row[_TRICK_WINNERS : _TRICK_WINNERS + N_TRICKS] = NO_WINNER
     row[_ROUND_POINTS] = 0
     row[_ROUND_POINTS + 1] = 0
     row[_PLAYED_BY : _PLAYED_BY + N_CARDS] = NO_SEAT
+    row[_PLAYS : _PLAYS + N_TRICKS * N_SEATS] = NO_CARD
     row[_PILE : _PILE + N_CARDS] = NO_PILE
     row[_VOIDS_SHOWN : _VOIDS_SHOWN + N_SEATS * 4] = 0
     if skip_pass:
@@ -484,6 +511,7 @@ def _apply_play(row, card):
     row[_HOLDER + card] = NO_SEAT
     row[_PLAYED_BY + card] = seat
     row[_TRICK + n] = card
+    row[_PLAYS + row[_TRICKS_DONE] * N_SEATS + n] = card
     if n == 0:
         row[_LED_SUIT] = SUIT_OF[card]  # NO_SUIT when the Spy leads
         row[_FIRST_LEAD] = NO_CARD
@@ -538,6 +566,7 @@ def _finish_trick(row):
     if position == NO_WINNER:
         for pos in range(N_SEATS):
             row[_PILE + row[_TRICK + pos]] = VOID_PILE
+        row[_TRICK_WINNERS + row[_TRICKS_DONE]] = NO_WINNER
     else:
         winner = (leader + position) % N_SEATS
         army = TEAM_OF_SEAT[winner]
@@ -550,6 +579,7 @@ def _finish_trick(row):
             elif card == SPY:
                 row[_ROUND_POINTS + army] += _spy_points(row, army)
         row[_LEADER] = winner
+        row[_TRICK_WINNERS + row[_TRICKS_DONE]] = winner
     row[_TO_ACT] = row[_LEADER]
     row[_TRICK : _TRICK + N_SEATS] = NO_CARD
     row[_N_IN_TRICK] = 0

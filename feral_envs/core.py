@@ -70,6 +70,9 @@ class GameCore:
     render_rgb: Callable[[Any, int | None], np.ndarray] | None = None
     """The table as an ``(H, W, 3)`` uint8 picture, seen by a seat (None: the referee's
     view), for ``render_mode="rgb_array"``; None for a game without pictures."""
+    engine: Any = None
+    """The game's compiled engine module (``feral_envs.<game>.engine``) whose kernels these
+    functions call (:func:`feral_envs.engine.game.engine_core`); None for a pure-Python core."""
 
     @property
     def n_seats(self) -> int:

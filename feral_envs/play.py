@@ -48,7 +48,7 @@ class Quit(Exception):
 def hidden_action(raw: Any) -> str | None:
     """What the others are told of the decision about to be made, if the rules hide it
     (Hidden Ranks setup placements, Lost Ranks card passes); None if it is public."""
-    game, state = raw.core.name, raw.state
+    game, state = raw.core.name, raw.game
     if game == "hidden_ranks":
         from feral_envs.hidden_ranks.rules import Phase
 
@@ -64,7 +64,7 @@ def hidden_action(raw: Any) -> str | None:
 
 def snapshot(raw: Any) -> tuple:
     """What :func:`news` compares against: the facts of the state before a decision."""
-    game, state = raw.core.name, raw.state
+    game, state = raw.core.name, raw.game
     if game == "lost_heir":
         cards = [int(c) for c in state.trick[: state.trick_len]]
         return (state.hands_played, state.phase, cards, state.leader, state.led_city, state.trump)
@@ -80,7 +80,7 @@ def snapshot(raw: Any) -> tuple:
 def news(raw: Any, before: tuple, action: int) -> list[str]:
     """Public consequences of ``action`` that its name does not tell: a trick won, a hand
     scored, a strike's result; or the scores when they change."""
-    game, state = raw.core.name, raw.state
+    game, state = raw.core.name, raw.game
     if game == "lost_heir":
         return _lost_heir_news(state, before, action)
     if game == "lost_ranks":
@@ -156,7 +156,7 @@ def in_setup(raw: Any) -> bool:
         return False
     from feral_envs.hidden_ranks.rules import Phase
 
-    return raw.state.phase == Phase.SETUP
+    return raw.game.phase == Phase.SETUP
 
 
 def decision_hint(raw: Any) -> str:
@@ -165,7 +165,7 @@ def decision_hint(raw: Any) -> str:
         return ""
     from feral_envs.hidden_ranks.rules import RANK_NAMES, SETUP_ORDER
 
-    state = raw.state
+    state = raw.game
     order = SETUP_ORDER[state.config.mode]
     placed = int(state.setup_next[state.to_move])
     return (
@@ -366,11 +366,11 @@ class Table:
             obs = env.observe(self.human)
             env.step(int(policy.act(obs["observation"], obs["action_mask"])))
         self.say(f"your army is placed ({spec}):")
-        self.say(raw.core.render_ansi(raw.state, raw.seat_of(self.human)))
+        self.say(raw.core.render_ansi(raw.game, raw.seat_of(self.human)))
 
     def finish(self) -> None:
         raw = self.raw
-        _, truncated, winner = raw.core.status(raw.state)
+        _, truncated, winner = raw.core.status(raw.game)
         self.say()
         self.say(self.env.render())
         team = raw.team_of_seat[raw.seat_of(self.human)]

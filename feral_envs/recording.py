@@ -60,9 +60,9 @@ def picture(env: Any, view: str = "referee") -> np.ndarray:
     raw = env.unwrapped
     if raw.core.render_rgb is None:
         raise ValueError(f"{raw.core.name} has no pictures")
-    if raw.state is None:
+    if raw.game is None:
         raise ValueError("no game to draw yet: reset the env first")
-    return raw.core.render_rgb(raw.state, _view_seat(raw, view))
+    return raw.core.render_rgb(raw.game, _view_seat(raw, view))
 
 
 def _view_seat(raw: Any, view: str) -> int | None:

@@ -35,6 +35,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 )
 
 from feral_envs.core import DRAW, GameCore, check_keywords
+from feral_envs.engine.rng import seed_words, words_from
 
 
 def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
@@ -147,7 +148,12 @@ class TableEnv(AECEnv):
         self._seat_to_act = core.seat_to_act
         self._rewards_zero = True  # every value of self.rewards is 0.0 (see _set_rewards)
         self.np_random = np.random.default_rng()
-        self.state = None
+        self.game = None
+        """The game being played (its rules state; ``state()`` is the full state as an array)."""
+        if core.engine is not None:
+            self.state_space = spaces.Box(
+                np.iinfo(np.int32).min, np.iinfo(np.int32).max, (core.engine.ROW_SIZE,), np.int32
+            )
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]
@@ -158,21 +164,33 @@ class TableEnv(AECEnv):
     @property
     def scores(self) -> dict[str, int]:
         """Game score of each team, by team name."""
-        s = self.core.scores(self.state)
+        s = self.core.scores(self.game)
         return {self.team_names[0]: int(s[0]), self.team_names[1]: int(s[1])}
 
     def seat_of(self, agent: str) -> int:
         return self._agent_seat[agent]
 
+    def state(self) -> np.ndarray:
+        """The full state of the game as an array (PettingZoo's ``state()``, for centralized
+        critics): the engine's state row, everything shown (``state_space``; its layout is the
+        engine's ``STATE``, in the game's docs)."""
+        return self.game.row.copy()
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = np.random.default_rng(seed) if seed is not None else self.np_random
+        if self.core.engine is None:  # a pure-Python core draws from the generator itself
+            source = rng
+        elif seed is not None:
+            source = seed_words(seed)  # the game of feral_envs.vector's slot of this seed
+        else:
+            source = words_from(rng)
         # Validate and build the new game before touching the current one: bad options
         # raise ValueError and leave the env as it was.
         state = self.core.new_game(
-            self.config, rng, check_options(options, self.core.reset_options)
+            self.config, source, check_options(options, self.core.reset_options)
         )
         self.np_random = rng
-        self.state = state
+        self.game = state
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -190,14 +208,14 @@ class TableEnv(AECEnv):
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations[agent]
         ):
-            mask = self._legal_mask(self.state)
+            mask = self._legal_mask(self.game)
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self._observe(self.state, seat), "action_mask": mask}
+        return {"observation": self._observe(self.game, seat), "action_mask": mask}
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to act, in increasing order."""
-        return np.flatnonzero(self.core.legal_mask(self.state)).tolist()
+        return np.flatnonzero(self.core.legal_mask(self.game)).tolist()
 
     def legal_action_names(self) -> list[str]:
         return [self.action_to_string(a) for a in self.legal_actions()]
@@ -234,7 +252,7 @@ class TableEnv(AECEnv):
         """What the core's naming functions read: the seat whose names are meant (Hidden
         Ranks names squares in that seat's frame; the card games' names hold for every seat)."""
         if agent is None:
-            return self.state
+            return self.game
         if agent not in self._agent_seat:
             raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         seat = self._agent_seat[agent]
@@ -242,8 +260,8 @@ class TableEnv(AECEnv):
 
     def string_to_action(self, text: str) -> int:
         """The legal action named by ``text``; ``ValueError`` listing the legal names if none."""
-        action = self.core.string_to_action(self.state, text) if isinstance(text, str) else None
-        if action is None or not self.core.legal_mask(self.state)[action]:
+        action = self.core.string_to_action(self.game, text) if isinstance(text, str) else None
+        if action is None or not self.core.legal_mask(self.game)[action]:
             what = "is not legal now" if action is not None else "names no action"
             raise ValueError(
                 f"{text!r} {what} for {self.agent_selection}; legal: "
@@ -256,7 +274,7 @@ class TableEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game
         # A plain int in range that the mask allows is legal; anything else takes the full
         # check, which accepts numpy integers and raises for the rest.
         if not (
@@ -288,7 +306,7 @@ class TableEnv(AECEnv):
             and not isinstance(action, bool)
             and 0 <= action < self.n_actions
         )
-        if not in_range or not self.core.legal_mask(self.state)[action]:
+        if not in_range or not self.core.legal_mask(self.game)[action]:
             shown = (
                 f"{int(action)} ({self.action_to_string(int(action))})"
                 if in_range
@@ -311,7 +329,7 @@ class TableEnv(AECEnv):
         """
         rewards, team = self.rewards, self._team_of_agent
         if self._points:
-            first, second = self._score_pair(self.state)
+            first, second = self._score_pair(self.game)
             last_first, last_second = self._last_scores
             if first != last_first or second != last_second:
                 self._last_scores = (first, second)
@@ -356,8 +374,8 @@ class TableEnv(AECEnv):
             return None
         seat = self._view_seat()
         if self.render_mode == "rgb_array":
-            return self.core.render_rgb(self.state, seat)
-        text = self.core.render_ansi(self.state, seat)
+            return self.core.render_rgb(self.game, seat)
+        text = self.core.render_ansi(self.game, seat)
         if self.render_mode == "human":
             print(text)
             return None

@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from feral_envs.core import GameCore
-from feral_envs.lost_heir import encoding, rules
+from feral_envs.engine.game import engine_core
+from feral_envs.lost_heir import encoding, engine, rules, view
 from feral_envs.lost_heir.picture import render_rgb
 from feral_envs.lost_heir.render import render_ansi
 
-CORE = GameCore(
+RULES_CORE = GameCore(
     name="lost_heir",
     agents=encoding.AGENTS,
     team_of_seat=(0, 1, 0, 1),
@@ -43,3 +44,7 @@ CORE = GameCore(
         "max_hands": 100,
     },
 )
+"""The pure-Python rules core: the oracle the compiled engine is tested against."""
+
+CORE = engine_core(RULES_CORE, engine, view.decode)
+"""What everything drives: the compiled engine (``engine``), read by name through ``view``."""

@@ -8,7 +8,7 @@ from feral_envs.core import GameCore
 from feral_envs.lost_ranks import encoding, render, rules
 from feral_envs.lost_ranks.picture import render_rgb
 
-CORE = GameCore(
+RULES_CORE = GameCore(
     name="lost_ranks",
     agents=rules.AGENTS,
     team_of_seat=rules.TEAM_OF_SEAT,
@@ -32,3 +32,5 @@ CORE = GameCore(
     keyword_choices={"reward": ("win", "points"), "variant": rules.VARIANTS},
     keyword_defaults={"reward": "win", "variant": "standard"},
 )
+
+CORE = RULES_CORE

@@ -70,10 +70,10 @@ def test_card_game_deals_are_replayed_with_team_seats_swapped(toys):
         state_a, first_a = replay("toy_cards", a)
         state_b, first_b = replay("toy_cards", b)
         # The same cards at every seat in every hand that both games reached.
-        hands = min(len(state_a.state.deals), len(state_b.state.deals))
+        hands = min(len(state_a.game.deals), len(state_b.game.deals))
         assert hands >= 1
         for k in range(hands):
-            assert (state_a.state.deals[k] == state_b.state.deals[k]).all()
+            assert (state_a.game.deals[k] == state_b.game.deals[k]).all()
         for agent in first_a:
             assert (first_a[agent] == first_b[agent]).all()
         assert a["actions"] != b["actions"]
@@ -393,13 +393,13 @@ def replay_deals(game, record):
     env.reset(seed=record["env_seed"])
     raw = env.unwrapped
     first = {agent: env.observe(agent)["observation"].copy() for agent in env.possible_agents}
-    start = raw.core.render_ansi(raw.state, None)
+    start = raw.core.render_ansi(raw.game, None)
     deals = {}
     for action in [*record["actions"], None]:
         if game in DEAL_COUNTER:
-            counter = getattr(raw.state, DEAL_COUNTER[game])
+            counter = getattr(raw.game, DEAL_COUNTER[game])
             if counter not in deals:
-                deals[counter] = (raw.state.hands.copy(), getattr(raw.state, "trump_card", None))
+                deals[counter] = (raw.game.hands.copy(), getattr(raw.game, "trump_card", None))
         if action is not None:
             env.step(action)
     return list(deals.values())[:-1], first, start, env

@@ -66,7 +66,7 @@ def set_up(mode, gold_seed, silver_seed):
     for agent, seed in (("gold", gold_seed), ("silver", silver_seed)):
         bots[agent].reset(seed)
     raw = env.unwrapped
-    while raw.state.phase == rules.Phase.SETUP:
+    while raw.game.phase == rules.Phase.SETUP:
         agent = env.agent_selection
         obs = env.observe(agent)
         env.step(bots[agent].act(obs["observation"], obs["action_mask"]))
@@ -77,7 +77,7 @@ def home(raw, seat):
     """``{(ego row, ego column): rank code}`` of ``seat``'s pieces (row 0: its back row)."""
     out = {}
     for square in range(rules.N_SQUARES):
-        code = int(raw.state.board[square])
+        code = int(raw.game.board[square])
         if code in (rules.EMPTY, rules.LAKE) or bool(code & rules.OWNER_BIT) != (seat == 1):
             continue
         out[divmod(rules.ego_square(seat, square), 10)] = code & rules.RANK_BITS

@@ -251,7 +251,7 @@ def test_overtrumps_to_deny_an_enemy_jack_rescue():
     assert env.agent_selection == "red_1"
     assert bot_choice(env) == "9H", "the cheapest trump above 8H (not QH, not a club)"
     play(env, "9H")
-    state = env.unwrapped.state
+    state = env.unwrapped.game
     assert state.captured[rules.RED, DECK.card("JD")]
     assert state.round_points == [0, 0], "the enemy's JD was not rescued"
 

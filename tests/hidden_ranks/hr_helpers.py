@@ -27,7 +27,7 @@ def legal(env: raw_env) -> set[str]:
 
 def piece(env: raw_env, square: str) -> tuple[str, str, bool, bool] | None:
     """(owner, rank, moved, public) of the piece on ``square``, or None if empty."""
-    code = int(env.state.board[rules.SQUARE_OF_NAME[square]])
+    code = int(env.game.board[rules.SQUARE_OF_NAME[square]])
     if code == rules.EMPTY:
         return None
     assert code != rules.LAKE

@@ -68,7 +68,7 @@ def test_text_that_names_no_move(text):
     env = position_env(gold={"b2": "2", "a1": "F"}, silver={"i9": "2", "j10": "F"})
     with pytest.raises(ValueError, match="legal: "):
         env.string_to_action(text)
-    assert CORE.string_to_action(env.state, text) is None or text == "b2"
+    assert CORE.string_to_action(env.game, text) is None or text == "b2"
 
 
 def test_observation_planes_for_both_players():
@@ -141,9 +141,9 @@ def test_render_views():
     lines = text.splitlines()
     assert lines[1].split() == list("jihgfedcba") and lines[2].split()[0] == "1"
     assert "g?" in text and "s6*" in text and "~~" in text and "s9" in text
-    gold_view = render_ansi(env.state, 0)
+    gold_view = render_ansi(env.game, 0)
     assert "s?" in gold_view and "s6*" in gold_view and "s9" not in gold_view
-    referee = render_ansi(env.state, None)
+    referee = render_ansi(env.game, None)
     assert "gF" in referee and "sF" in referee and "s9" in referee
     assert "removed gold: 4x1" in referee
 
@@ -178,13 +178,13 @@ def test_bad_keywords(keywords, message):
 def test_illegal_action_raises_and_leaves_the_env_usable():
     env = make_env(mode="quick", setup="random")
     env.reset(seed=4)
-    board = env.unwrapped.state.board.copy()
+    board = env.unwrapped.game.board.copy()
     legal = env.unwrapped.legal_actions()
     illegal = next(a for a in range(40, 3640) if a not in legal)
     for bad in (illegal, 0, -1, 3640, "e4-e5", None, 2.0):
         with pytest.raises(ValueError, match="legal: "):
             env.step(bad)
-    assert (env.unwrapped.state.board == board).all()
+    assert (env.unwrapped.game.board == board).all()
     assert env.agent_selection == "gold"
     env.step(legal[0])
     assert env.agent_selection == "silver"

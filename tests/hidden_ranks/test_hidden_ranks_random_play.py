@@ -205,7 +205,7 @@ def test_pettingzoo_loop_invariants(mode, setup, games):
             assert obs["action_mask"].any()
             assert env.agent_selection == agent
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        state = env.unwrapped.state
+        state = env.unwrapped.game
         assert sum(totals.values()) == 0
         if state.winner == rules.DRAW:
             assert totals == {"gold": 0.0, "silver": 0.0}

@@ -72,8 +72,8 @@ def test_higher_striker_takes_the_square_and_is_revealed():
     move(env, "e4-e5")
     assert piece(env, "e4") is None
     assert piece(env, "e5") == ("gold", "8", True, True)
-    assert env.state.removed[1, 6 - 1] == 1
-    assert tuple(env.state.last_strike) == (
+    assert env.game.removed[1, 6 - 1] == 1
+    assert tuple(env.game.last_strike) == (
         rules.SQUARE_OF_NAME["e5"],
         0,
         8,
@@ -87,7 +87,7 @@ def test_winning_defender_stays_and_is_revealed():
     move(env, "e4-e5")
     assert piece(env, "e4") is None
     assert piece(env, "e5") == ("silver", "6", False, True)
-    assert env.state.removed[0, 4 - 1] == 1
+    assert env.game.removed[0, 4 - 1] == 1
     # gold now sees the silver 6 as a known rank, no longer unknown
     r, c = ego_rc("gold", "e5")
     assert plane(env, "gold", "enemy_rank", 6 - 1)[r, c] == 1
@@ -98,7 +98,7 @@ def test_spy_striking_marshal_wins():
     env = position_env(gold={"e4": "S", "a1": "F"}, silver={"e5": "10", "j10": "F"})
     move(env, "e4-e5")
     assert piece(env, "e5") == ("gold", "S", True, True)
-    assert env.state.removed[1, rules.MARSHAL - 1] == 1
+    assert env.game.removed[1, rules.MARSHAL - 1] == 1
 
 
 def test_marshal_striking_spy_wins():
@@ -107,7 +107,7 @@ def test_marshal_striking_spy_wins():
     )
     move(env, "e5-e4")
     assert piece(env, "e4") == ("silver", "10", True, True)
-    assert env.state.removed[0, rules.SPY - 1] == 1
+    assert env.game.removed[0, rules.SPY - 1] == 1
 
 
 @pytest.mark.parametrize("striker", ["9", "2"])
@@ -126,8 +126,8 @@ def test_miner_removes_bomb_and_takes_its_square():
     env = position_env(gold={"e4": "3", "a1": "F"}, silver={"e5": "B", "j10": "F"})
     move(env, "e4-e5")
     assert piece(env, "e5") == ("gold", "3", True, True)
-    assert env.state.removed[1, rules.BOMB - 1] == 1
-    assert env.state.removed[0].sum() == 0
+    assert env.game.removed[1, rules.BOMB - 1] == 1
+    assert env.game.removed[0].sum() == 0
 
 
 @pytest.mark.parametrize("striker", ["10", "S", "4"])
@@ -136,7 +136,7 @@ def test_other_piece_striking_bomb_is_removed_and_bomb_stays_known(striker):
     move(env, "e4-e5")
     assert piece(env, "e4") is None
     assert piece(env, "e5") == ("silver", "B", False, True)
-    assert env.state.removed[0, rules.RANK_OF_NAME[striker] - 1] == 1
+    assert env.game.removed[0, rules.RANK_OF_NAME[striker] - 1] == 1
     r, c = ego_rc("gold", "e5")
     assert plane(env, "gold", "enemy_rank", rules.BOMB - 1)[r, c] == 1
     # silver knows its Bomb is known to gold
@@ -150,7 +150,7 @@ def test_equal_ranks_are_both_removed(rank):
     move(env, "e4-e5")
     assert piece(env, "e4") is None and piece(env, "e5") is None
     code = rules.RANK_OF_NAME[rank]
-    assert env.state.removed[0, code - 1] == 1 and env.state.removed[1, code - 1] == 1
+    assert env.game.removed[0, code - 1] == 1 and env.game.removed[1, code - 1] == 1
     assert not env.terminations["gold"]
 
 
@@ -160,7 +160,7 @@ def test_scout_strikes_flag_at_range_and_wins():
     assert env.terminations == {"gold": True, "silver": True}
     assert env.truncations == {"gold": False, "silver": False}
     assert env.rewards == {"gold": 1.0, "silver": -1.0}
-    assert env.state.end == rules.END_FLAG
+    assert env.game.end == rules.END_FLAG
 
 
 def test_spy_strikes_flag_and_wins_for_silver():
@@ -289,7 +289,7 @@ def test_boxed_in_player_loses_at_the_start_of_its_turn():
         to_move="silver",
     )
     move(env, "j10-j9")
-    assert env.terminations["gold"] and env.state.end == rules.END_NO_MOVE
+    assert env.terminations["gold"] and env.game.end == rules.END_NO_MOVE
     assert env.rewards == {"gold": -1.0, "silver": 1.0}
 
 
@@ -302,14 +302,14 @@ def test_shuttle_blocked_player_with_no_other_move_loses():
         assert not env.terminations["gold"]
         move(env, gold_move)
         move(env, silver_move)
-    assert env.terminations["gold"] and env.state.end == rules.END_NO_MOVE
+    assert env.terminations["gold"] and env.game.end == rules.END_NO_MOVE
     assert env.rewards == {"gold": -1.0, "silver": 1.0}
 
 
 def test_player_left_with_only_bombs_and_flag_loses():
     env = position_env(gold={"e4": "4", "a1": "F"}, silver={"a10": "F", "j10": "B"})
     move(env, "e4-e3")
-    assert env.terminations["silver"] and env.state.end == rules.END_NO_MOVE
+    assert env.terminations["silver"] and env.game.end == rules.END_NO_MOVE
     assert env.rewards == {"gold": 1.0, "silver": -1.0}
 
 
@@ -317,7 +317,7 @@ def test_draw_when_neither_player_can_move():
     env = position_env(gold={"e4": "4", "a1": "F"}, silver={"e5": "B", "j10": "F"})
     move(env, "e4-e5")  # gold's last movable piece dies on the Bomb; silver cannot move either
     assert env.terminations == {"gold": True, "silver": True}
-    assert env.state.end == rules.END_NEITHER_CAN_MOVE
+    assert env.game.end == rules.END_NEITHER_CAN_MOVE
     assert env.rewards == {"gold": 0.0, "silver": 0.0}
 
 
@@ -329,7 +329,7 @@ def test_move_limit_is_a_draw_and_a_termination():
     assert env.terminations == {"gold": True, "silver": True}
     assert env.truncations == {"gold": False, "silver": False}
     assert env.rewards == {"gold": 0.0, "silver": 0.0}
-    assert env.state.end == rules.END_MOVE_LIMIT
+    assert env.game.end == rules.END_MOVE_LIMIT
 
 
 def test_flag_struck_on_the_last_allowed_move_still_wins():
@@ -341,7 +341,7 @@ def test_flag_struck_on_the_last_allowed_move_still_wins():
 def test_move_limit_comes_before_the_next_no_move_check():
     env = position_env(gold={"e4": "4", "a1": "F"}, silver={"a10": "F", "j10": "B"}, max_moves=1)
     move(env, "e4-e3")  # silver could not move, but the limit ends the game first
-    assert env.state.end == rules.END_MOVE_LIMIT
+    assert env.game.end == rules.END_MOVE_LIMIT
     assert env.rewards == {"gold": 0.0, "silver": 0.0}
 
 
@@ -350,11 +350,11 @@ def test_setup_placements_do_not_count_toward_the_move_limit():
     env.reset(seed=3)
     for _ in range(16):
         env.step(env.legal_actions()[0])
-    assert env.state.phase == rules.Phase.PLAY and env.state.moves == 0
+    assert env.game.phase == rules.Phase.PLAY and env.game.moves == 0
     env.step(env.legal_actions()[0])
     assert not env.terminations["gold"]
     env.step(env.legal_actions()[0])
-    assert env.terminations["gold"] and env.state.end == rules.END_MOVE_LIMIT
+    assert env.terminations["gold"] and env.game.end == rules.END_MOVE_LIMIT
 
 
 def test_walled_in_chosen_setup_loses_when_play_starts():
@@ -368,7 +368,7 @@ def test_walled_in_chosen_setup_loses_when_play_starts():
     assert env.agent_selection == "silver"
     while not env.terminations["gold"]:
         env.step(env.legal_actions()[0])
-    assert env.state.end == rules.END_NO_MOVE and env.rewards == {"gold": -1.0, "silver": 1.0}
+    assert env.game.end == rules.END_NO_MOVE and env.rewards == {"gold": -1.0, "silver": 1.0}
     with pytest.raises(ValueError, match="no legal move"):
         env.reset(options={"setup": {"gold": gold, "silver": _mirror(gold)}})
 

@@ -65,21 +65,21 @@ def test_setup_phase_order_masks_and_secrecy(mode):
                 assert not env.observe(who)["observation"][:, :, OBS.enemy_rank.slice].any()
             # nor in the text view from either side
             enemy_token = re.compile(r"\b" + other[0] + r"[0-9SBF?]")
-            assert not enemy_token.search(render_ansi(env.state, 0 if agent == "gold" else 1))
+            assert not enemy_token.search(render_ansi(env.game, 0 if agent == "gold" else 1))
             assert not re.search(
-                r"\b" + agent[0] + r"[0-9SBF?]", render_ansi(env.state, 1 if agent == "gold" else 0)
+                r"\b" + agent[0] + r"[0-9SBF?]", render_ansi(env.game, 1 if agent == "gold" else 0)
             )
             action = int(np.flatnonzero(mask)[-1])
             square = env.action_to_string(action)
             env.step(action)
             placed.setdefault(agent, {})[square] = rules.RANK_NAMES[rank]
             assert piece(env, square)[:2] == (agent, rules.RANK_NAMES[rank])
-    assert env.state.phase == rules.Phase.PLAY and env.agent_selection == "gold"
+    assert env.game.phase == rules.Phase.PLAY and env.agent_selection == "gold"
     for who in ("gold", "silver"):
         assert plane(env, who, "enemy_unknown").sum() == len(order)
         assert not plane(env, who, "setup_phase").any()
     for seat in (0, 1):
-        army = army_on_board(env.state.board, seat)
+        army = army_on_board(env.game.board, seat)
         assert {rules.RANK_NAMES[r]: int(n) for r, n in enumerate(army) if n} == {
             rules.RANK_NAMES[r]: n for r, n in rules.ARMIES[mode].items()
         }
@@ -109,18 +109,18 @@ def test_random_setups_are_legal_and_seeded(mode):
     for seed in (5, 5, 6):
         env = raw_env(mode=mode, setup="random")
         env.reset(seed=seed)
-        assert env.state.phase == rules.Phase.PLAY and env.agent_selection == "gold"
+        assert env.game.phase == rules.Phase.PLAY and env.agent_selection == "gold"
         for seat, rows in ((0, range(0, 40)), (1, range(60, 100))):
-            army = army_on_board(env.state.board, seat)
+            army = army_on_board(env.game.board, seat)
             assert all(army[r] == n for r, n in rules.ARMIES[mode].items())
             occupied = [
                 s
                 for s in range(100)
-                if env.state.board[s] not in (0, rules.LAKE)
-                and bool(env.state.board[s] & rules.OWNER_BIT) == (seat == 1)
+                if env.game.board[s] not in (0, rules.LAKE)
+                and bool(env.game.board[s] & rules.OWNER_BIT) == (seat == 1)
             ]
             assert set(occupied) <= set(rows)
-        boards.append(env.state.board.copy())
+        boards.append(env.game.board.copy())
     assert (boards[0] == boards[1]).all() and not (boards[0] == boards[2]).all()
 
 
@@ -128,14 +128,14 @@ def test_given_setups_skip_their_phase_and_other_side_is_random_or_chosen():
     gold = full_setup(gold_squares())
     env = raw_env(setup="random")
     env.reset(seed=2, options={"setup": {"gold": gold}})
-    assert env.state.phase == rules.Phase.PLAY
+    assert env.game.phase == rules.Phase.PLAY
     assert piece(env, "a1") == ("gold", "F", False, False)
     env = raw_env(setup="choose")
     env.reset(options={"setup": {"silver": full_setup(silver_squares())}})
-    assert env.agent_selection == "gold" and env.state.phase == rules.Phase.SETUP
+    assert env.agent_selection == "gold" and env.game.phase == rules.Phase.SETUP
     for _ in range(40):
         env.step(env.legal_actions()[0])
-    assert env.state.phase == rules.Phase.PLAY and env.agent_selection == "gold"
+    assert env.game.phase == rules.Phase.PLAY and env.agent_selection == "gold"
 
 
 def test_setup_ranks_and_squares_are_case_insensitive():
@@ -168,10 +168,10 @@ def _bad_setup(mode, side, change):
 def test_setup_validation(mode, change, message):
     env = raw_env(mode=mode, setup="choose")
     env.reset(seed=0)
-    before = env.state
+    before = env.game
     with pytest.raises(ValueError, match=message):
         env.reset(options={"setup": {"gold": _bad_setup(mode, "gold", change)}})
-    assert env.state is before  # the env is left as it was
+    assert env.game is before  # the env is left as it was
     with pytest.raises(ValueError):
         env.reset(options={"setup": {"silver": _bad_setup(mode, "silver", change)}})
     env.reset(seed=0)
@@ -200,7 +200,7 @@ def test_position_validation():
     env = raw_env(mode="quick")
     ok = {"gold": {"e4": "2", "a1": "F"}, "silver": {"e7": "3", "j10": "F"}}
     env.reset(options={"position": ok, "to_move": "silver"})
-    assert env.agent_selection == "silver" and env.state.phase == rules.Phase.PLAY
+    assert env.agent_selection == "silver" and env.game.phase == rules.Phase.PLAY
     cases = [
         (
             {

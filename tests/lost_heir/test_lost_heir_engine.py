@@ -27,7 +27,7 @@ from common import keyword_combinations
 from agents.registry import load_policy
 from feral_envs.core import DRAW
 from feral_envs.engine.rng import StreamGenerator, below, seed_words
-from feral_envs.lost_heir import CORE, encoding, engine, rules
+from feral_envs.lost_heir import CORE, RULES_CORE, encoding, engine, rules
 from feral_envs.lost_heir.encoding import (
     ACCEPT,
     CONCEDE,
@@ -41,7 +41,7 @@ from feral_envs.lost_heir.encoding import (
     TAKE_A_LEAD,
 )
 from feral_envs.lost_heir.rules import Phase
-from feral_envs.lost_heir_v0 import raw_env
+from feral_envs.table_env import TableEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "fixtures" / "golden_lost_heir.json"
@@ -421,9 +421,9 @@ def _restart_aec(env, gen: StreamGenerator) -> None:
     its ``reset`` would set it up: it then gives the rewards the batch must give."""
     env.reset(seed=0)
     env.np_random = gen
-    env.state = rules.new_game(env.config, gen, {})
-    env._last_scores = env._score_pair(env.state)
-    env.agent_selection = env.possible_agents[env.state.to_act]
+    env.game = rules.new_game(env.config, gen, {})
+    env._last_scores = env._score_pair(env.game)
+    env.agent_selection = env.possible_agents[env.game.to_act]
 
 
 def _uniform_legal(row: np.ndarray, rng_row: np.ndarray) -> int:
@@ -451,7 +451,7 @@ def run_batch(n: int, steps: int, points: bool, seed: int) -> collections.Counte
     envs = []
     for i in range(n):
         rows[i, :4] = seed_words(seed + i)
-        env = raw_env(reward=reward, **_batch_keywords(i))
+        env = TableEnv(RULES_CORE, None, reward, **_batch_keywords(i))  # the old core's env
         _restart_aec(env, StreamGenerator(rows[i, :4]))
         engine.start(rows[i], env.config, {})
         envs.append(env)
@@ -484,7 +484,7 @@ def run_batch(n: int, steps: int, points: bool, seed: int) -> collections.Counte
             assert rows[i].tobytes() == row.tobytes(), where
             assert rewards[i].tolist() == expected_rewards, where
             seat = engine.to_act(row)
-            assert seats[i] == seat == rules.seat_to_act(env.state), where
+            assert seats[i] == seat == rules.seat_to_act(env.game), where
             expected = env.observe(env.possible_agents[seat])
             assert obs[i].tobytes() == expected["observation"].tobytes(), where
             assert masks[i].tolist() == expected["action_mask"].tolist(), where

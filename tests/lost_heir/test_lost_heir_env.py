@@ -96,7 +96,7 @@ def test_bad_reset_options_and_the_env_keeps_working(options, message):
     with pytest.raises(ValueError, match=message):
         env.reset(options=options)
     assert env.agent_selection == "east"  # the game goes on where it was
-    assert env.unwrapped.state.high_bid == 5
+    assert env.unwrapped.game.high_bid == 5
     env.step(env.unwrapped.string_to_action("pass"))
     assert env.agent_selection == "south"
 
@@ -104,7 +104,7 @@ def test_bad_reset_options_and_the_env_keeps_working(options, message):
 def test_card_names_are_case_insensitive_in_reset():
     env = raw_env()
     env.reset(options={"hands": {seat: [c.lower() for c in cards] for seat, cards in DEAL.items()}})
-    assert DECK.hand_names(env.state.hands[0]) == sorted(DEAL["north"], key=DECK.card)
+    assert DECK.hand_names(env.game.hands[0]) == sorted(DEAL["north"], key=DECK.card)
 
 
 def test_illegal_actions_raise_and_change_nothing():
@@ -165,7 +165,7 @@ def test_win_rewards_sum_to_zero_and_match_the_winner():
         while not (any(env.terminations.values()) or any(env.truncations.values())):
             env.step(int(rng.choice(env.legal_actions())))
         if any(env.terminations.values()):
-            winner = env.state.winner
+            winner = env.game.winner
             assert env.rewards == {
                 a: 1 if env.team_of_seat[s] == winner else -1 for s, a in enumerate(env.agents)
             }
@@ -204,9 +204,9 @@ def test_no_hidden_information():
         env_a, env_b = raw_env(max_hands=1), raw_env(max_hands=1)
         env_a.reset(seed=trial, options={"dealer": agents[trial % 3], "hands": deal})
         env_b.reset(seed=trial, options={"dealer": agents[trial % 3], "hands": other})
-        if np.array_equal(env_a.state.hands, env_b.state.hands):
+        if np.array_equal(env_a.game.hands, env_b.game.hands):
             continue  # the swaps undid each other
-        assert not np.array_equal(env_a.state.rec, env_b.state.rec)  # the record does differ
+        assert not np.array_equal(env_a.state(), env_b.state())  # the full states do differ
         swapped_actions = {CARD + DECK.card(c) for c in swapped}
         while True:
             obs_a = env_a.observe(observer)
@@ -216,12 +216,12 @@ def test_no_hidden_information():
             )
             assert np.array_equal(obs_a["action_mask"], obs_b["action_mask"])
             compared += 1
-            in_play += env_a.state.phase == Phase.PLAY
+            in_play += env_a.game.phase == Phase.PLAY
             if any(env_a.truncations.values()):
                 break
             assert env_a.agent_selection == env_b.agent_selection
             # play actions legal in both games, keeping the swapped cards back while possible
-            common = set(np.flatnonzero(env_a.state.mask & env_b.state.mask).tolist())
+            common = set(np.flatnonzero(env_a.game.mask & env_b.game.mask).tolist())
             choices = sorted(common - swapped_actions)
             if not choices:
                 break
@@ -258,7 +258,7 @@ def test_render_ansi_shows_only_the_acting_seats_hand():
     assert "T7 T6 T5" not in text and "7 cards" in text  # north's hidden
     assert "contract: 5 by north" in text and "trump: Winnipeg" in text
     assert "W7" in text and "dealer" in text and "north_south 0" in text
-    referee = CORE.render_ansi(env.unwrapped.state, None)
+    referee = CORE.render_ansi(env.unwrapped.game, None)
     assert "T6 T5 T4" in referee and "M0" in referee
 
 

@@ -94,7 +94,7 @@ def bids(lo, hi=12):
 def play_tricks(env, tricks):
     for names, winner in tricks:
         do(env, *names)
-        if env.state.phase == rules.Phase.PLAY:
+        if env.game.phase == rules.Phase.PLAY:
             assert env.agent_selection == winner
 
 
@@ -117,8 +117,8 @@ def test_bidding_order_and_legal_calls():
     with pytest.raises(ValueError, match="is not legal now"):
         env.string_to_action("bid 7")
     do(env, "accept")
-    assert env.state.contract == 7 and env.agent_selection == "south"
-    assert env.state.phase == rules.Phase.PLAY
+    assert env.game.contract == 7 and env.agent_selection == "south"
+    assert env.game.phase == rules.Phase.PLAY
 
 
 def test_a_pass_is_final_and_each_seat_calls_once():
@@ -138,11 +138,11 @@ def test_bid_12_leaves_only_passes_and_the_dealer_accept_or_refuse():
 
 def test_all_pass_throws_the_hand_in_and_the_deal_passes_left():
     env = new_env(dealer="west")
-    before = env.state.hands.copy()
+    before = env.game.hands.copy()
     calls(env, ("north", "pass"), ("east", "pass"), ("south", "pass"))
     assert legal(env) == {"pass"} | bids(4)  # nobody bid: the dealer may bid or pass
     do(env, "pass")
-    state = env.state
+    state = env.game
     assert env.scores == {"north_south": 0, "east_west": 0}
     assert state.hands_played == 1 and state.dealer == 0  # north deals the next hand
     assert env.agent_selection == "east"  # left of the new dealer
@@ -154,7 +154,7 @@ def test_all_pass_throws_the_hand_in_and_the_deal_passes_left():
 def test_nobody_bid_dealer_bids():
     env = new_env(dealer="west")
     do(env, "pass", "pass", "pass", "bid 4")
-    assert (env.state.contract, env.state.declarer) == (4, 3)
+    assert (env.game.contract, env.game.declarer) == (4, 3)
     assert env.agent_selection == "west"  # the declarer leads
 
 
@@ -167,12 +167,12 @@ def test_duel_refuse_raise_refuse_concede():
     assert env.agent_selection == "north"
     assert legal(env) == {"raise", "concede"}
     do(env, "raise")
-    assert env.state.high_bid == 6 and env.agent_selection == "west"
+    assert env.game.high_bid == 6 and env.agent_selection == "west"
     assert legal(env) == {"accept", "refuse"}  # no bidding over after a raise
     do(env, "refuse")
     assert env.agent_selection == "north" and legal(env) == {"raise", "concede"}
     do(env, "concede")
-    state = env.state
+    state = env.game
     assert (state.contract, state.declarer) == (6, 3)  # the dealer at the current price
     assert (state.duel_refusals, state.duel_raises) == (2, 1)
     assert env.agent_selection == "west" and state.phase == rules.Phase.PLAY
@@ -181,18 +181,18 @@ def test_duel_refuse_raise_refuse_concede():
 def test_duel_raise_then_accept():
     env = new_env(dealer="west")
     do(env, "bid 5", "pass", "pass", "refuse", "raise", "accept")
-    assert (env.state.contract, env.state.declarer) == (6, 0)
+    assert (env.game.contract, env.game.declarer) == (6, 0)
     assert env.agent_selection == "north"
 
 
 def test_duel_at_12_only_concede():
     env = new_env(dealer="west")
     do(env, "bid 11", "pass", "pass", "refuse", "raise")
-    assert env.state.high_bid == 12 and legal(env) == {"accept", "refuse"}
+    assert env.game.high_bid == 12 and legal(env) == {"accept", "refuse"}
     do(env, "refuse")
     assert legal(env) == {"concede"}  # cannot raise past 12
     do(env, "concede")
-    assert (env.state.contract, env.state.declarer) == (12, 3)
+    assert (env.game.contract, env.game.declarer) == (12, 3)
 
 
 def test_duel_bid_12_refused_only_concede():
@@ -204,7 +204,7 @@ def test_duel_bid_12_refused_only_concede():
 def test_dealer_bids_over_and_bidding_ends():
     env = new_env(dealer="west")
     do(env, "bid 5", "bid 6", "pass", "bid 9")
-    state = env.state
+    state = env.game
     assert (state.contract, state.declarer) == (9, 3)
     assert state.phase == rules.Phase.PLAY and env.agent_selection == "west"
 
@@ -214,7 +214,7 @@ def test_dealer_refuses_a_partners_bid():
     calls(env, ("north", "pass"), ("east", "bid 6"), ("south", "pass"), ("west", "refuse"))
     assert env.agent_selection == "east" and legal(env) == {"raise", "concede"}
     do(env, "concede")
-    assert (env.state.contract, env.state.declarer) == (6, 3)
+    assert (env.game.contract, env.game.declarer) == (6, 3)
 
 
 # --- play ----------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ def test_dealer_refuses_a_partners_bid():
 def test_first_lead_names_trump():
     env = new_env(dealer="west")
     do(env, "pass", "pass", "pass", "bid 4")  # west declares
-    assert env.state.trump == -1
+    assert env.game.trump == -1
     assert env.observe("north")["observation"][OBS.trump.slice].sum() == 0
     do(env, "H3")
-    assert env.state.trump == 2  # Halifax
+    assert env.game.trump == 2  # Halifax
     for agent in env.agents:
         assert env.observe(agent)["observation"][OBS.trump.slice].tolist() == [0, 0, 1, 0]
 
@@ -235,8 +235,8 @@ def test_a_zero_card_lead_names_trump():
     env = new_env(dealer="west")
     do(env, "bid 4", "pass", "pass", "accept")  # north declares and leads
     do(env, "W0")
-    assert env.state.trump == 3  # Winnipeg, named by the Lost Heir itself
-    assert env.state.led_city == 3
+    assert env.game.trump == 3  # Winnipeg, named by the Lost Heir itself
+    assert env.game.led_city == 3
 
 
 def test_lone_zero_card_must_follow():
@@ -273,8 +273,8 @@ def test_trumping_highest_trump_and_highest_of_the_led_city_win():
     for names, winner in tricks[:-1]:
         do(env, *names)
         assert env.agent_selection == winner
-    assert env.state.trick_winners.tolist() == [0, 0, 3, 1, 3, 0, 2, -1]
-    assert env.state.team_points.tolist() == [4 + 5, 3 - 3]
+    assert env.game.trick_winners.tolist() == [0, 0, 3, 1, 3, 0, 2, -1]
+    assert env.game.team_points.tolist() == [4 + 5, 3 - 3]
     do(env, *tricks[-1][0])  # the hand is scored and the next one dealt
     # north-south: 5 tricks + 5 (W0) = 10 >= 4; east-west: 3 tricks - 3 (T0) = 0
     assert env.scores == {"north_south": 10, "east_west": 0}
@@ -291,7 +291,7 @@ def test_take_a_lead_allowed_after_the_first_trick_and_not_handed_back():
     do(env, "take a lead")
     assert env.agent_selection == "south"
     assert "take a lead" not in legal(env)  # the partner must lead
-    assert env.state.lead_handed_over
+    assert env.game.lead_handed_over
     do(env, "W5")
     assert "take a lead" not in legal(env)  # only a leader may hand over
 
@@ -313,8 +313,8 @@ def test_the_winner_leads_and_a_handed_lead_starts_with_the_partner():
     do(env, "bid 12", "pass", "pass", "accept")
     play_tricks(env, PLAY_B[:2])
     assert env.agent_selection == "east"  # east won the T0 trick led by south
-    assert env.state.trick_leaders.tolist()[:3] == [0, 2, 1]
-    assert env.state.trick_winners.tolist()[:2] == [0, 1]
+    assert env.game.trick_leaders.tolist()[:3] == [0, 2, 1]
+    assert env.game.trick_winners.tolist()[:2] == [0, 1]
 
 
 # --- scoring -------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_made_contract_scores_the_points_reached_exactly():
     env = play_deal_a(["bid 4", "pass", "pass", "accept"])
     # north-south: 7 tricks - 3 (Wrong Boy) = 4 = contract; east-west: 1 trick + 5 (Heir)
     assert env.scores == {"north_south": 4, "east_west": 6}
-    assert env.state.last_hand.tolist() == [4, 6]
+    assert env.game.last_hand.tolist() == [4, 6]
 
 
 def test_failed_contract_loses_the_contract_amount():
@@ -346,7 +346,7 @@ def test_defenders_floor_heir_and_wrong_boy():
     play_tricks(env, PLAY_B)
     # north-south: 7 tricks + 5 (W0) = 12 >= 12; east-west: 1 trick - 3 (T0) = -2 -> 0
     assert env.scores == {"north_south": 12, "east_west": 0}
-    assert env.state.hands_played == 1 and env.state.dealer == 0  # next hand dealt
+    assert env.game.hands_played == 1 and env.game.dealer == 0  # next hand dealt
 
 
 def test_hand_score_function():
@@ -365,7 +365,7 @@ def test_both_reach_the_target_the_declarers_win():
     play_tricks(env, PLAY_A)
     assert env.scores == {"north_south": 40, "east_west": 44}  # east-west is higher...
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.state.winner == 0  # ...but north-south declared
+    assert env.game.winner == 0  # ...but north-south declared
     assert env.rewards == {"north": 1, "east": -1, "south": 1, "west": -1}
 
 
@@ -380,7 +380,7 @@ def test_one_team_reaches_the_target_and_wins():
 
 def test_custom_target_score():
     env = play_deal_a(["bid 4", "pass", "pass", "accept"], target_score=4)
-    assert all(env.terminations.values()) and env.state.winner == 0
+    assert all(env.terminations.values()) and env.game.winner == 0
 
 
 def test_truncation_after_max_hands_counts_thrown_in_hands():
@@ -390,16 +390,16 @@ def test_truncation_after_max_hands_counts_thrown_in_hands():
     do(env, "pass", "pass", "pass", "pass")
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == dict.fromkeys(env.agents, 0)
-    assert env.state.phase == rules.Phase.OVER
+    assert env.game.phase == rules.Phase.OVER
     assert env.observe("north")["action_mask"].sum() == 0
 
 
 def test_truncation_after_a_played_hand_and_a_win_on_the_last_hand_terminates():
     env = play_deal_a(["bid 4", "pass", "pass", "accept"], max_hands=1)
-    assert all(env.truncations.values()) and env.state.winner == -1
+    assert all(env.truncations.values()) and env.game.winner == -1
     env = play_deal_a(["bid 4", "pass", "pass", "accept"], max_hands=1, target_score=5)
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.state.winner == 1  # east-west reached 6
+    assert env.game.winner == 1  # east-west reached 6
 
 
 # --- rewards ---------------------------------------------------------------------------------
@@ -411,7 +411,7 @@ def test_points_rewards_after_each_hand_are_zero_sum():
     for names, _ in PLAY_B:
         for name in names:
             do(env, name)
-            if env.state.hands_played == 0:
+            if env.game.hands_played == 0:
                 assert env.rewards == dict.fromkeys(env.agents, 0)
     assert env.rewards == {"north": 12, "east": -12, "south": 12, "west": -12}
     assert sum(env.rewards.values()) == 0
@@ -435,12 +435,12 @@ def test_later_hands_are_dealt_from_the_seed():
         env = raw_env()
         env.reset(seed=7, options={"dealer": "west", "hands": DEAL})
         do(env, "pass", "pass", "pass", "pass")
-        hands.append(env.state.hands.copy())
+        hands.append(env.game.hands.copy())
     assert (hands[0] == hands[1]).all()
     env = raw_env()
     env.reset(seed=8, options={"dealer": "west", "hands": DEAL})
     do(env, "pass", "pass", "pass", "pass")
-    assert not (env.state.hands == hands[0]).all()
+    assert not (env.game.hands == hands[0]).all()
 
 
 def test_first_dealer_from_the_seed():
@@ -448,7 +448,7 @@ def test_first_dealer_from_the_seed():
     for seed in range(40):
         env = raw_env()
         env.reset(seed=seed)
-        dealers.add(env.state.dealer)
-        assert env.agent_selection == env.possible_agents[(env.state.dealer + 1) % 4]
+        dealers.add(env.game.dealer)
+        assert env.agent_selection == env.possible_agents[(env.game.dealer + 1) % 4]
     assert dealers == {0, 1, 2, 3}
-    assert np.all(env.state.hands.sum(axis=1) == 8)
+    assert np.all(env.game.hands.sum(axis=1) == 8)

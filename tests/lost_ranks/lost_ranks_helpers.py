@@ -61,7 +61,7 @@ def to_act(env: raw_env) -> str:
 
 
 def hand(env: raw_env, agent: str) -> set[str]:
-    return set(DECK.hand_names(env.state.hands[AGENTS.index(agent)]))
+    return set(DECK.hand_names(env.game.hands[AGENTS.index(agent)]))
 
 
 def names(mask: np.ndarray) -> set[str]:
@@ -72,11 +72,11 @@ def play_round(env: raw_env, prefer: dict[str, Iterable[str]] | None = None) -> 
     """Play until the round in progress ends (or the game): each agent plays the first of its
     ``prefer`` cards that is legal, else its legal card of lowest id."""
     prefer = {a: [DECK.card(c) for c in cards] for a, cards in (prefer or {}).items()}
-    start_round = env.state.round
+    start_round = env.game.round
     while env.agents and not env.terminations[env.agent_selection]:
-        if env.state.round != start_round:
+        if env.game.round != start_round:
             return
-        mask = CORE.legal_mask(env.state)
+        mask = CORE.legal_mask(env.game)
         choice = next(
             (c for c in prefer.get(env.agent_selection, ()) if mask[c]),
             int(np.flatnonzero(mask)[0]),
@@ -86,8 +86,8 @@ def play_round(env: raw_env, prefer: dict[str, Iterable[str]] | None = None) -> 
 
 def pass_first_legal(env: raw_env) -> None:
     """Every seat passes its three legal cards of lowest id."""
-    while env.state.phase == rules.Phase.PASS:
-        env.step(int(np.flatnonzero(CORE.legal_mask(env.state))[0]))
+    while env.game.phase == rules.Phase.PASS:
+        env.step(int(np.flatnonzero(CORE.legal_mask(env.game))[0]))
 
 
 def reference_observation(state: rules.State, seat: int) -> np.ndarray:

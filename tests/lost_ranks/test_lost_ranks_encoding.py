@@ -85,7 +85,7 @@ def test_pass_fields_after_the_exchange():
     env = new_env("7S", None, start="pass")
     for _ in range(12):
         env.step(env.legal_actions()[0])
-    state = env.state
+    state = env.game
     for seat, agent in enumerate(AGENTS):
         obs = env.observe(agent)["observation"]
         chosen = state.pass_choice[seat].tolist()
@@ -151,7 +151,7 @@ def test_voids_shown_by_not_following_a_jack_follows_and_the_spy_shows_a_void():
     play(env, "2H")  # red_0 discards a heart on the diamond lead
     shown = voids("red_1")  # me red_1, left black_1, partner red_0, right black_0
     assert shown.tolist() == [[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0], [0, 0, 0, 0]]
-    assert "SPY" not in {DECK.names[c] for c in np.flatnonzero(env.state.hands[3])}
+    assert "SPY" not in {DECK.names[c] for c in np.flatnonzero(env.game.hands[3])}
 
 
 def test_a_void_shown_is_a_real_void():
@@ -292,7 +292,7 @@ def test_another_seats_pass_choices_never_show_until_the_cards_arrive():
             )
     for env in games:
         play(env, *hands["red_1"][:3], *hands["black_1"][:3])
-    assert games[0].state.phase == rules.Phase.PLAY
+    assert games[0].game.phase == rules.Phase.PLAY
     np.testing.assert_array_equal(
         games[0].observe("red_0")["observation"], games[1].observe("red_0")["observation"]
     )

@@ -23,8 +23,8 @@ from test_lost_ranks_env import BAD_OPTIONS, HANDS
 
 from agents.registry import load_policy
 from feral_envs.engine.rng import StreamGenerator, below, seed_words
-from feral_envs.lost_ranks import CORE, encoding, engine, rules
-from feral_envs.lost_ranks.env import raw_env
+from feral_envs.lost_ranks import CORE, RULES_CORE, encoding, engine, rules
+from feral_envs.table_env import TableEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "fixtures" / "golden_lost_ranks.json"
@@ -159,11 +159,11 @@ def test_many_random_games_match_the_pure_core(variant):
 # 2. Heuristic bots
 
 
-def old_env(pair: Pair, variant: str, reward: str = "win") -> raw_env:
+def old_env(pair: Pair, variant: str, reward: str = "win") -> TableEnv:
     """The pure core's AEC env, playing ``pair``'s pure-core game with its stream."""
-    env = raw_env(variant=variant, reward=reward)
+    env = TableEnv(RULES_CORE, None, reward, variant=variant)
     env.reset(seed=0)
-    env.state, env.np_random = pair.old, pair.stream
+    env.game, env.np_random = pair.old, pair.stream
     env.agent_selection = env.possible_agents[pair.old.to_act]
     env._last_scores = tuple(int(s) for s in pair.old.scores)
     return env

@@ -80,11 +80,11 @@ def test_bad_reset_options_raise_naming_the_problem_and_keep_the_game(options, m
 def test_good_reset_options_are_accepted():
     env = new_env(None, HANDS, start="play", round=3, scores={"red": 5, "black": 2})
     assert env.unwrapped.scores == {"red": 5, "black": 2}
-    assert env.state.trump_card == CORE.string_to_action(env.state, "7S"), "the card left out"
-    assert env.state.round == 3 and env.agent_selection == "red_0"
+    assert env.game.trump_card == CORE.string_to_action(env.game, "7S"), "the card left out"
+    assert env.game.round == 3 and env.agent_selection == "red_0"
     env = new_env("QD", start="pass")  # the hands are dealt from the seed around it
-    assert env.state.trump_card == CORE.string_to_action(env.state, "qd")
-    assert not env.state.hands[:, env.state.trump_card].any()
+    assert env.game.trump_card == CORE.string_to_action(env.game, "qd")
+    assert not env.game.hands[:, env.game.trump_card].any()
 
 
 def test_illegal_actions_and_names_raise_listing_the_legal_cards():
@@ -124,7 +124,7 @@ def test_render_human_prints(capsys):
 
 def test_referee_render_shows_every_hand():
     env = new_env("7S", HANDS)
-    text = CORE.render_ansi(env.state, None)
+    text = CORE.render_ansi(env.game, None)
     assert "13 cards" not in text and "KH" in text
 
 

@@ -29,11 +29,11 @@ def test_pass_direction_by_round_and_hand_sizes_after_the_pass(round_number):
     for seat, agent in enumerate(AGENTS):
         cards = sorted(hand(env, agent), key=DECK.card)[:3]  # its three lowest cards
         for step, card in enumerate(cards):
-            assert to_act(env) == agent and env.state.pass_step == step
+            assert to_act(env) == agent and env.game.pass_step == step
             play(env, card)
         chosen[seat] = cards
     left = round_number % 2 == 1
-    assert env.state.phase == rules.Phase.PLAY
+    assert env.game.phase == rules.Phase.PLAY
     for seat, agent in enumerate(AGENTS):
         partner = (seat + 2) % 4
         enemy = (seat + 1) % 4 if left else (seat + 3) % 4
@@ -62,7 +62,7 @@ def test_a_chosen_card_cannot_be_chosen_again_and_incoming_cards_arrive_after_al
     assert legal(env) == set(HANDS["red_1"])
     play(env, "2D", "3D", "4D")
     play(env, "2C", "3C", "4C")
-    state = env.state
+    state = env.game
     assert state.phase == rules.Phase.PLAY
     assert {"AS", "2C", "3C"} <= hand(env, "black_0")
     assert {"2H", "JS", "AH"} <= hand(env, "red_1")
@@ -92,18 +92,18 @@ def test_choices_in_progress_are_in_the_hand_no_longer_and_shown_to_the_chooser(
 
 def test_start_play_skips_the_pass():
     env = new_env("7S", HANDS, start="play")
-    assert env.state.phase == rules.Phase.PLAY
+    assert env.game.phase == rules.Phase.PLAY
     assert all(hand(env, a) == set(HANDS[a]) for a in AGENTS)
-    assert not env.state.pass_record.any()
+    assert not env.game.pass_record.any()
     assert to_act(env) == "red_0" and legal(env) == {"2S"}
 
 
 def test_later_rounds_start_with_a_pass_again():
     env = new_env(start="play")
     rng = np.random.default_rng(0)
-    while env.state.round == 1:
-        legal_cards = np.flatnonzero(CORE.legal_mask(env.state))
+    while env.game.round == 1:
+        legal_cards = np.flatnonzero(CORE.legal_mask(env.game))
         env.step(int(legal_cards[rng.integers(len(legal_cards))]))
-    assert env.state.phase == rules.Phase.PASS and to_act(env) == "red_0"
-    assert env.state.hands.sum(axis=1).tolist() == [13, 13, 13, 13]
-    assert not env.state.pass_left
+    assert env.game.phase == rules.Phase.PASS and to_act(env) == "red_0"
+    assert env.game.hands.sum(axis=1).tolist() == [13, 13, 13, 13]
+    assert not env.game.pass_left

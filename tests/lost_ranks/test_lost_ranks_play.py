@@ -24,7 +24,7 @@ def test_worked_example_of_the_original():
     play(env, "2S", "5S")
     assert legal(env) == {"JS"}, "a lone Jack of the led suit must be played"
     play(env, "JS", "KS")
-    state = env.state
+    state = env.game
     assert to_act(env) == "black_1"
     assert names(state.captured[BLACK]) == {"2S", "5S", "JS", "KS"}
     assert not state.captured[RED].any() and not state.void_pile.any()
@@ -43,8 +43,8 @@ def test_rescued_active_jack_scores_for_the_army_that_played_it():
     assert legal(env) == {"JS"}
     play(env, "JS", "3C")
     assert to_act(env) == "red_0"
-    assert names(env.state.captured[RED]) == {"2S", "3D", "JS", "3C"}
-    assert env.state.round_points == [2, 0]
+    assert names(env.game.captured[RED]) == {"2S", "3D", "JS", "3C"}
+    assert env.game.round_points == [2, 0]
 
 
 def test_active_jack_of_a_void_player_won_by_its_partner():
@@ -62,8 +62,8 @@ def test_active_jack_of_a_void_player_won_by_its_partner():
     assert "JC" in legal(env), "void in hearts: any card"
     play(env, "JC", "3C")
     assert to_act(env) == "red_0"
-    assert names(env.state.captured[RED]) >= {"AH", "2H", "JC", "3C"}
-    assert env.state.round_points == [2, 0]
+    assert names(env.game.captured[RED]) >= {"AH", "2H", "JC", "3C"}
+    assert env.game.round_points == [2, 0]
 
 
 def test_jack_of_the_trump_suit_is_not_a_trump():
@@ -79,8 +79,8 @@ def test_jack_of_the_trump_suit_is_not_a_trump():
     assert to_act(env) == "black_0"
     play(env, "2H", "5H", "4C", "JS")
     assert to_act(env) == "red_1"
-    assert names(env.state.captured[RED]) == {"2H", "5H", "4C", "JS"}
-    assert env.state.round_points == [2, 0]
+    assert names(env.game.captured[RED]) == {"2H", "5H", "4C", "JS"}
+    assert env.game.round_points == [2, 0]
 
 
 def test_highest_trump_beats_the_led_suit_and_off_suit_cards_never_win():
@@ -96,7 +96,7 @@ def test_highest_trump_beats_the_led_suit_and_off_suit_cards_never_win():
     assert to_act(env) == "black_0"
     play(env, "2D", "KD", "5C", "4S")  # red_0, void in diamonds, trumps the KD with 4S
     assert to_act(env) == "red_0"
-    assert names(env.state.captured[RED]) == {"2D", "KD", "5C", "4S"}
+    assert names(env.game.captured[RED]) == {"2D", "KD", "5C", "4S"}
 
 
 def test_void_trick_jack_led_no_infantry_of_its_suit_no_trump():
@@ -112,10 +112,10 @@ def test_void_trick_jack_led_no_infantry_of_its_suit_no_trump():
     play(env, "3S", "3H", "2D", "2C")
     assert to_act(env) == "red_0"
     play(env, "JS")
-    assert env.state.led_suit == rules.DECK.suit_of[rules.DECK.card("JS")], "a Jack sets the suit"
+    assert env.game.led_suit == rules.DECK.suit_of[rules.DECK.card("JS")], "a Jack sets the suit"
     assert "SPY" in legal(env)
     play(env, "SPY", "3D", "3C")
-    state = env.state
+    state = env.game
     assert names(state.void_pile) == {"JS", "SPY", "3D", "3C"}
     assert names(state.captured[RED]) == {"3S", "3H", "2D", "2C"}
     assert not state.captured[BLACK].any()
@@ -141,11 +141,11 @@ def test_first_lead_is_decided_after_the_pass():
     # red_0 is dealt the 2D (trump diamonds) and passes it to its partner first.
     hands = deal("9D", red_0="2D AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S")
     env = new_env("9D", hands, start="pass")
-    assert env.state.phase == rules.Phase.PASS and to_act(env) == "red_0"
+    assert env.game.phase == rules.Phase.PASS and to_act(env) == "red_0"
     play(env, "2D", "3S", "4S")
     for _ in range(9):
-        env.step(int(np.flatnonzero(CORE.legal_mask(env.state))[0]))
-    assert env.state.phase == rules.Phase.PLAY
+        env.step(int(np.flatnonzero(CORE.legal_mask(env.game))[0]))
+    assert env.game.phase == rules.Phase.PLAY
     assert "2D" in hand(env, "red_1")
     assert to_act(env) == "red_1" and legal(env) == {"2D"}
 
@@ -200,8 +200,8 @@ def test_spy_may_not_lead_while_other_cards_are_left():
 
 def _keep_the_spy_to_trick_13(env):
     """Play lowest-id legal cards until trick 13 is to be led."""
-    while env.state.tricks_done < rules.N_TRICKS - 1 or env.state.n_in_trick:
-        mask = CORE.legal_mask(env.state)
+    while env.game.tricks_done < rules.N_TRICKS - 1 or env.game.n_in_trick:
+        mask = CORE.legal_mask(env.game)
         env.step(int(np.flatnonzero(mask)[0]))
 
 
@@ -214,11 +214,11 @@ def test_trick_13_led_by_the_spy_without_a_trump_is_void():
     _keep_the_spy_to_trick_13(env)
     assert to_act(env) == "red_0" and legal(env) == {"SPY"}
     play(env, "SPY")
-    assert env.state.led_suit == rules.NO_SUIT
+    assert env.game.led_suit == rules.NO_SUIT
     for _ in range(3):  # every other player may play its last card, whatever it is
         assert legal(env) == hand(env, to_act(env))
         env.step(env.legal_actions()[0])
-    state = env.state
+    state = env.game
     assert state.phase == rules.Phase.GAME_OVER
     assert names(state.void_pile) >= {"SPY", "JS"}
     assert state.round_points == [0, 0] and env.scores == {"red": 5, "black": 5}

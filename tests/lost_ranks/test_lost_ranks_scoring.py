@@ -30,7 +30,7 @@ def play_deal(env, which):
     if which is BOTH:
         play(env, "3S", "3H", "JC", "2C")  # red_1's Active JC rescued: red +2
         play(env, "2H", "4H", "3D", "SPY")  # black_0's 4H wins the Spy: black +2
-        assert env.state.round_points == [2, 2]
+        assert env.game.round_points == [2, 2]
     if which is RED_2:
         play_round(env, prefer={"red_1": ["JC"]})
     else:
@@ -41,7 +41,7 @@ def play_deal(env, which):
 def test_the_test_deals_score_what_they_should(hands, points):
     env = new_env("2S", hands, reward="points")
     returns = dict.fromkeys(AGENTS, 0.0)
-    while env.state.round == 1:
+    while env.game.round == 1:
         play_deal(env, hands)
         for agent in AGENTS:
             returns[agent] += env.rewards[agent]
@@ -59,8 +59,8 @@ def test_inactive_jacks_score_nothing():
     )
     env = new_env("7S", hands)
     play(env, "2S", "AD", "JD", "2C")
-    assert env.state.captured[rules.RED, rules.DECK.card("JD")]
-    assert env.state.round_points == [0, 0]
+    assert env.game.captured[rules.RED, rules.DECK.card("JD")]
+    assert env.game.round_points == [0, 0]
 
 
 def _spy_deal(trump_letter: str, capturer: int) -> tuple[str, dict]:
@@ -110,8 +110,8 @@ def test_spy_scoring_by_variant(variant, colour, capturer):
     play(env, first, "SPY")
     env.step(env.legal_actions()[0])
     env.step(env.legal_actions()[0])
-    assert env.state.captured[army, rules.SPY]
-    assert tuple(env.state.round_points) == SPY_POINTS[(variant, colour, capturer)]
+    assert env.game.captured[army, rules.SPY]
+    assert tuple(env.game.round_points) == SPY_POINTS[(variant, colour, capturer)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def test_exactly_one_army_at_18_wins():
     env = new_env("2S", RED_2, round=3, scores={"red": 16, "black": 10})
     play_deal(env, RED_2)
     assert env.terminations["red_0"] and env.scores == {"red": 18, "black": 10}
-    assert env.state.winner == rules.RED
+    assert env.game.winner == rules.RED
     assert _rewards(env) == [1, -1, 1, -1]
 
 
@@ -141,71 +141,71 @@ def test_both_armies_at_18_the_higher_wins():
     env = new_env("2S", BOTH, round=4, scores={"red": 17, "black": 16})
     play_deal(env, BOTH)
     assert env.scores == {"red": 19, "black": 18}
-    assert env.state.winner == rules.RED and all(env.terminations.values())
+    assert env.game.winner == rules.RED and all(env.terminations.values())
 
 
 def test_level_at_18_or_more_brings_a_tiebreaker_round_numbered_on():
     env = new_env("2S", BOTH, round=4, scores={"red": 16, "black": 16})
     play_deal(env, BOTH)
-    state = env.state
+    state = env.game
     assert not any(env.terminations.values())
     assert env.scores == {"red": 18, "black": 18}
     assert state.round == 5 and state.tiebreaker and state.pass_left
     assert state.phase == rules.Phase.PASS
     _finish(env)
-    assert env.state.round == 5, "the game ends after the tiebreaker round"
+    assert env.game.round == 5, "the game ends after the tiebreaker round"
     red, black = env.scores["red"], env.scores["black"]
-    assert env.state.winner == (DRAW if red == black else int(black > red))
+    assert env.game.winner == (DRAW if red == black else int(black > red))
 
 
 def test_below_18_the_game_goes_on_until_round_6():
     env = new_env("2S", ZERO, round=5, scores={"red": 10, "black": 8})
     play_deal(env, ZERO)
-    assert not any(env.terminations.values()) and env.state.round == 6
-    assert not env.state.tiebreaker and not env.state.pass_left
+    assert not any(env.terminations.values()) and env.game.round == 6
+    assert not env.game.tiebreaker and not env.game.pass_left
 
 
 def test_after_round_6_the_higher_score_wins_below_18():
     env = new_env("2S", ZERO, round=6, scores={"red": 8, "black": 10})
     play_deal(env, ZERO)
-    assert env.state.winner == rules.BLACK and all(env.terminations.values())
+    assert env.game.winner == rules.BLACK and all(env.terminations.values())
     assert _rewards(env) == [-1, 1, -1, 1]
 
 
 def test_level_after_round_6_brings_round_7():
     env = new_env("2S", ZERO, round=6, scores={"red": 9, "black": 9})
     play_deal(env, ZERO)
-    state = env.state
+    state = env.game
     assert not any(env.terminations.values())
     assert state.round == 7 and state.tiebreaker and state.pass_left
 
 
 def test_level_after_the_tiebreaker_is_a_draw():
     env = new_env("2S", ZERO, round=7, scores={"red": 9, "black": 9})
-    assert env.state.tiebreaker
+    assert env.game.tiebreaker
     play_deal(env, ZERO)
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.state.winner == DRAW and _rewards(env) == [0, 0, 0, 0]
+    assert env.game.winner == DRAW and _rewards(env) == [0, 0, 0, 0]
 
 
 def test_the_tiebreaker_is_won_by_the_higher_score_even_below_18():
     env = new_env("2S", RED_2, round=7, scores={"red": 9, "black": 9})
     play_deal(env, RED_2)
-    assert env.state.winner == rules.RED and env.scores == {"red": 11, "black": 9}
+    assert env.game.winner == rules.RED and env.scores == {"red": 11, "black": 9}
 
 
 def test_a_tiebreaker_before_round_6_ends_the_game_too():
     env = new_env("2S", ZERO, round=3, scores={"red": 18, "black": 18})
-    assert env.state.tiebreaker
+    assert env.game.tiebreaker
     play_deal(env, ZERO)
-    assert env.state.winner == DRAW and all(env.terminations.values())
+    assert env.game.winner == DRAW and all(env.terminations.values())
 
 
 def test_points_rewards_come_after_each_round_only():
     env = new_env("2S", RED_2, reward="points")
     nonzero = []
     steps = 0
-    while env.state.round == 1:
+    while env.game.round == 1:
         legal_cards = env.legal_actions()
         jc = rules.DECK.card("JC")
         env.step(jc if jc in legal_cards else legal_cards[0])

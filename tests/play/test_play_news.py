@@ -30,13 +30,11 @@ def test_trick_winners_agree_with_the_rules(game):
         for _ in range(400):
             if not raw.agents or raw.terminations[raw.agent_selection]:
                 break
-            done_before = raw.state.tricks_done
+            done_before = raw.game.tricks_done
             lines = _step(env, int(rng.choice(raw.legal_actions())))
             said = [line for line in lines if "trick" in line]
-            if raw.state.tricks_done == done_before + 1:  # a trick ended, the hand goes on
-                results = (
-                    raw.state.trick_winners if game == "lost_heir" else raw.state.trick_results
-                )
+            if raw.game.tricks_done == done_before + 1:  # a trick ended, the hand goes on
+                results = raw.game.trick_winners if game == "lost_heir" else raw.game.trick_results
                 winner = int(results[done_before])
                 expected = (
                     f"{raw.possible_agents[winner]} wins the trick"
@@ -45,7 +43,7 @@ def test_trick_winners_agree_with_the_rules(game):
                 )
                 assert len(said) == 1 and said[0].startswith(expected), (said, expected)
                 checked += 1
-            elif raw.state.tricks_done == done_before:
+            elif raw.game.tricks_done == done_before:
                 assert not said, "a trick was said to end, but none did"
     assert checked > 20
 
@@ -59,9 +57,9 @@ def test_lost_heir_hand_scores_and_throw_ins():
         lines += _step(env, raw.string_to_action("pass"))
     assert lines == ["hand 1 is thrown in: nobody bid"]
     rng = np.random.default_rng(1)
-    while raw.state.hands_played == 1:
+    while raw.game.hands_played == 1:
         lines = _step(env, int(rng.choice(raw.legal_actions())))
-    change = [int(x) for x in raw.state.last_hand]
+    change = [int(x) for x in raw.game.last_hand]
     assert lines[-1] == (
         f"hand 2 scored: north_south {change[0]:+d}, east_west {change[1]:+d}; "
         f"scores: north_south {raw.scores['north_south']}, east_west {raw.scores['east_west']}"
@@ -73,7 +71,7 @@ def test_lost_ranks_round_scores():
     raw = env.unwrapped
     env.reset(seed=2, options={"scores": {"red": 3, "black": 5}})
     rng = np.random.default_rng(2)
-    while raw.state.round == 1:
+    while raw.game.round == 1:
         lines = _step(env, int(rng.choice(raw.legal_actions())))
     red, black = raw.scores["red"], raw.scores["black"]
     assert lines[-1] == f"round 1 scored: red {red - 3:+d}, black {black - 5:+d}; " + (

@@ -31,7 +31,7 @@ def test_frames_from_policies_one_per_action_and_the_replay_matches():
     actions: list[int] = []
     frames = list(recording.frames_from_policies(env, _policies(2), seed=5, actions=actions))
     assert len(frames) == len(actions) + 1
-    assert env.unwrapped.state.terminated, "played to the end"
+    assert env.unwrapped.game.terminated, "played to the end"
     assert np.array_equal(frames[-1], recording.picture(env))
     again = list(
         recording.frames_from_actions(feral_envs.make("hidden_ranks", **QUICK), 5, actions)
@@ -47,7 +47,7 @@ def test_views_and_policy_mapping():
     frames = recording.frames_from_policies(env, policies, seed=1, view="east")
     first = next(frames)
     raw = env.unwrapped
-    assert np.array_equal(first, raw.core.render_rgb(raw.state, raw.seat_of("east")))
+    assert np.array_equal(first, raw.core.render_rgb(raw.game, raw.seat_of("east")))
     with pytest.raises(ValueError, match="view 'nobody' is not allowed"):
         recording.picture(env, "nobody")
     with pytest.raises(ValueError, match="reset the env first"):

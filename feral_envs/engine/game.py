@@ -1,0 +1,130 @@
+"""A :class:`~feral_envs.core.GameCore` over a game's compiled engine.
+
+The PettingZoo env, the bots, training and the tests drive every game through its
+``GameCore``; :func:`engine_core` gives one whose functions step the compiled engine, so all
+of them run on the one implementation of the rules. A game is then a :class:`Game`: its
+int32 state row and nothing else that matters (a clone is a copy of the row).
+
+For what reads a game as named fields (the text and picture views, the terminal app, tests),
+``Game`` also answers the rules state's field names (``game.hands``, ``game.phase``, ...)
+from a plain-Python view decoded from the row by the engine's ``decode``, rebuilt only when
+the row has changed since the last read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from feral_envs.core import GameCore
+from feral_envs.engine import rng as stream
+
+
+class Game:
+    """One game on the compiled engine: ``row`` is its whole state."""
+
+    __slots__ = ("_view", "_view_of", "config", "decode", "row")
+
+    def __init__(self, decode: Callable[[np.ndarray, Any], Any], config: Any, row: np.ndarray):
+        self.decode = decode
+        self.config = config
+        self.row = row
+        self._view = None
+        self._view_of = b""
+
+    @property
+    def view(self) -> Any:
+        """The game as named fields (decoded from the row; read it, do not write it)."""
+        key = self.row.tobytes()
+        if self._view is None or key != self._view_of:
+            self._view = self.decode(self.row, self.config)
+            self._view_of = key
+        return self._view
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.view, name)
+
+    def copy(self) -> Game:
+        """An independent game in the same position, with the same future deals."""
+        return Game(self.decode, self.config, self.row.copy())
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict) -> Game:
+        return self.copy()
+
+    def __getstate__(self) -> tuple:
+        return self.decode, self.config, self.row
+
+    def __setstate__(self, state: tuple) -> None:
+        self.decode, self.config, self.row = state
+        self._view = None
+        self._view_of = b""
+
+
+def stream_words(source: Any) -> np.ndarray:
+    """The four stream words of a new game: given as an array, or drawn from a numpy
+    ``Generator`` (what callers of ``GameCore.new_game`` have always passed)."""
+    if isinstance(source, np.random.Generator):
+        return stream.words_from(source)
+    words = np.asarray(source)
+    if words.shape != (stream.N_WORDS,):
+        raise ValueError(f"stream words must have shape ({stream.N_WORDS},), got {words.shape}")
+    return words.astype(np.int32)
+
+
+def engine_core(
+    core: GameCore, engine: ModuleType, decode: Callable[[np.ndarray, Any], Any]
+) -> GameCore:
+    """``core`` with its rules functions replaced by ``engine``'s kernels; ``decode(row,
+    config)`` gives the named fields that names, text and pictures read."""
+    n_actions, obs_size, obs_shape = engine.N_ACTIONS, engine.OBS_SIZE, tuple(engine.OBS_SHAPE)
+    legal, apply_, observe_ = engine.legal_mask, engine.apply, engine.observe
+    to_act, status_, score = engine.to_act, engine.status, engine.score
+
+    def new_game(config: Any, rng: Any, options: dict) -> Game:
+        row = np.zeros(engine.ROW_SIZE, dtype=np.int32)
+        row[: stream.N_WORDS] = stream_words(rng)
+        engine.start(row, config, options or {})
+        return Game(decode, config, row)
+
+    def legal_mask(game: Game) -> np.ndarray:
+        mask = np.zeros(n_actions, dtype=np.int8)
+        legal(game.row, mask)
+        return mask
+
+    def apply(game: Game, action: int, rng: Any = None) -> None:
+        apply_(game.row, action)
+
+    def observe(game: Game, seat: int) -> np.ndarray:
+        out = np.empty(obs_size, dtype=np.float32)
+        observe_(game.row, seat, out)
+        return out.reshape(obs_shape)
+
+    def status(game: Game) -> tuple[bool, bool, int]:
+        terminated, truncated, winner = status_(game.row)
+        return bool(terminated), bool(truncated), int(winner)
+
+    def scores(game: Game) -> np.ndarray:
+        return np.array([score(game.row, 0), score(game.row, 1)], dtype=np.int64)
+
+    old_render_ansi, old_render_rgb = core.render_ansi, core.render_rgb
+    return dataclasses.replace(
+        core,
+        engine=engine,
+        new_game=new_game,
+        seat_to_act=lambda game: int(to_act(game.row)),
+        legal_mask=legal_mask,
+        apply=apply,
+        observe=observe,
+        scores=scores,
+        status=status,
+        render_ansi=lambda game, seat: old_render_ansi(game.view, seat),
+        render_rgb=None if old_render_rgb is None else lambda g, seat: old_render_rgb(g.view, seat),
+    )

@@ -1,0 +1,187 @@
+"""The batched API (``feral_envs.vector``): its contract, for every game on the engine."""
+
+from __future__ import annotations
+
+import importlib
+
+import numba
+import numpy as np
+import pytest
+
+import feral_envs
+import feral_envs.vector
+
+CASES = [
+    pytest.param("lost_heir", {"max_hands": 2}, id="lost_heir"),
+    pytest.param("lost_heir", {"max_hands": 3, "reward": "points"}, id="lost_heir-points"),
+    pytest.param("lost_ranks", {}, id="lost_ranks"),
+    pytest.param("lost_ranks", {"reward": "points", "variant": "turncoat"}, id="lost_ranks-points"),
+    pytest.param("hidden_ranks", {"mode": "quick", "setup": "random"}, id="hidden_ranks-quick"),
+    pytest.param("hidden_ranks", {"mode": "quick", "setup": "choose"}, id="hidden_ranks-choose"),
+]
+
+
+def _has_engine(game: str) -> bool:
+    try:
+        importlib.import_module(f"feral_envs.{game}.engine")
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+def _cases():
+    return [
+        pytest.param(
+            *case.values,
+            id=case.id,
+            marks=[] if _has_engine(case.values[0]) else pytest.mark.skip("no engine yet"),
+        )
+        for case in CASES
+    ]
+
+
+def play(venv, steps: int) -> list:
+    """``steps`` batched random steps; the batches seen, copied."""
+    batches = [venv.reset()]
+    for _ in range(steps):
+        batches.append(venv.step(venv.random_actions()))
+    return batches
+
+
+def same(a, b) -> bool:
+    return all(
+        np.array_equal(getattr(a, f), getattr(b, f))
+        for f in (
+            "observation",
+            "action_mask",
+            "current_seat",
+            "rewards",
+            "terminated",
+            "truncated",
+        )
+    )
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_a_game_does_not_depend_on_the_batch_or_the_threads(game, keywords):
+    small = feral_envs.vector.make(game, num_envs=3, seed=10, **keywords)
+    big = feral_envs.vector.make(game, num_envs=8, seed=10, **keywords)
+    shifted = feral_envs.vector.make(game, num_envs=2, seed=11, **keywords)
+    small.reset(), big.reset(), shifted.reset()
+    threads = numba.get_num_threads()
+    try:
+        for step in range(300):
+            numba.set_num_threads(1 if step % 2 else threads)
+            actions = big.random_actions()
+            b = big.step(actions)
+            s = small.step(actions[:3])
+            h = shifted.step(actions[1:3])
+            for field in ("observation", "action_mask", "current_seat", "rewards"):
+                assert np.array_equal(getattr(b, field)[:3], getattr(s, field)), (step, field)
+                assert np.array_equal(getattr(b, field)[1:3], getattr(h, field)), (step, field)
+    finally:
+        numba.set_num_threads(threads)
+    assert np.array_equal(big.rows[:3], small.rows)
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_finished_games_restart_at_the_next_step_with_their_action_ignored(game, keywords):
+    venv = feral_envs.vector.make(game, num_envs=16, seed=3, **keywords)
+    batch = venv.reset()
+    ended = 0
+    for _ in range(20_000):
+        actions = venv.random_actions()
+        was_over = batch.terminated | batch.truncated
+        assert not batch.action_mask[was_over].any(), "a finished game has no legal action"
+        assert (actions[was_over] == 0).all()
+        before = venv.get_state()
+        batch = venv.step(np.where(was_over, 12345, actions))  # any action of a finished game
+        if was_over.any():
+            ended += int(was_over.sum())
+            # a finished game restarted: rewards 0, a fresh first decision
+            assert not batch.rewards[was_over].any()
+            assert not (batch.terminated | batch.truncated)[was_over].any()
+            assert batch.action_mask[was_over].any(axis=1).all()
+            replay = venv.clone()
+            replay.set_state(before)
+            again = replay.step(np.where(was_over, 0, actions))
+            assert same(batch, again), "the action of a finished game is ignored"
+        over = batch.terminated | batch.truncated
+        if over.any():
+            if keywords.get("reward", "win") == "win":
+                assert set(np.unique(np.abs(batch.rewards[batch.terminated]))) <= {0.0, 1.0}
+        if ended >= 20:
+            break
+    assert ended >= 20, "games must end and restart"
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_clone_and_state_replay_the_same_future(game, keywords):
+    venv = feral_envs.vector.make(game, num_envs=5, seed=1, **keywords)
+    play(venv, 40)
+    copy = venv.clone()
+    saved = venv.get_state()
+    first = [venv.step(venv.random_actions()) for _ in range(60)]
+    second = [copy.step(copy.random_actions()) for _ in range(60)]
+    assert all(same(a, b) for a, b in zip(first, second, strict=True))
+    venv.set_state(saved)
+    third = [venv.step(venv.random_actions()) for _ in range(60)]
+    assert all(same(a, b) for a, b in zip(first, third, strict=True))
+    with pytest.raises(ValueError, match="shape"):
+        venv.set_state({"rows": saved["rows"][:2], "action_rows": saved["action_rows"]})
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_bad_actions_name_the_game_and_change_nothing(game, keywords):
+    venv = feral_envs.vector.make(game, num_envs=4, seed=2, **keywords)
+    batch = venv.reset()
+    saved = venv.get_state()
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(np.zeros(4, dtype=np.float32))
+    actions = venv.random_actions()
+    illegal = int(np.flatnonzero(batch.action_mask[2] == 0)[0])
+    actions[2] = illegal
+    with pytest.raises(ValueError, match=rf"game 2: illegal action {illegal} \(") as err:
+        venv.step(actions)
+    legal = venv.legal_actions(2)
+    assert f"{legal[0]} ({venv.action_name(2, legal[0])})" in str(err.value)
+    actions[2] = venv.n_actions + 7
+    with pytest.raises(ValueError, match=r"game 2: illegal action .* \(out of range"):
+        venv.step(actions)
+    after = venv.get_state()
+    assert np.array_equal(saved["rows"], after["rows"]), "no game changed"
+    venv.step(venv.random_actions())  # still usable
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_bad_keywords_and_options_are_value_errors(game, keywords):
+    with pytest.raises(ValueError, match="unknown keyword"):
+        feral_envs.vector.make(game, num_envs=2, bogus=1)
+    with pytest.raises(ValueError, match="num_envs"):
+        feral_envs.vector.make(game, num_envs=0)
+    with pytest.raises(ValueError, match="obs_dtype"):
+        feral_envs.vector.make(game, num_envs=2, obs_dtype="float16")
+    with pytest.raises(ValueError, match="unknown game"):
+        feral_envs.vector.make("chess", num_envs=2)
+    venv = feral_envs.vector.make(game, num_envs=2, seed=0, **keywords)
+    venv.reset()
+    saved = venv.get_state()
+    with pytest.raises(ValueError, match="options"):
+        venv.reset(options=[{}, {}, {}])
+    assert np.array_equal(saved["rows"], venv.rows)
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_compact_observations_equal_the_float_ones(game, keywords):
+    engine = feral_envs.vector.engine_module(game)
+    for dtype in getattr(engine, "COMPACT_DTYPES", ()):
+        wide = feral_envs.vector.make(game, num_envs=6, seed=4, **keywords)
+        compact = feral_envs.vector.make(game, num_envs=6, seed=4, obs_dtype=dtype, **keywords)
+        wide.reset(), compact.reset()
+        for _ in range(200):
+            actions = wide.random_actions()
+            a, b = wide.step(actions), compact.step(actions)
+            assert b.observation.dtype == np.dtype(dtype)
+            assert np.array_equal(a.observation, b.observation.astype(np.float32))

@@ -178,6 +178,34 @@ def test_random_play_matches_the_old_core_long(combo):
     sweep(combo, 3000 if combo["mode"] == "quick" else 800, first_seed=100_000)
 
 
+def test_observation_values_and_the_int8_observation():
+    """Every entry is a small integer (0/1 flags, shuttle counts 1-3, removed pieces 0-8)
+    except the move-count plane, a fraction in [0, 1]: an int8 observation holds the rest
+    exactly and the move count truncated (0 until the turn limit)."""
+    rng = np.random.default_rng(4)
+    as_int8 = np.zeros(E.OBS_SIZE, dtype=np.int8)
+    low, high, fractions = 0.0, 0.0, 0
+    for k, combo in enumerate(COMBOS * 6):
+        twin = Twin(rules.make_config(**combo, max_moves=int(rng.choice([50, 2000]))), 70 + k)
+        while True:
+            mask = twin.check()
+            for seat in range(E.N_SEATS):
+                E.observe(twin.row, seat, twin.obs)
+                E.observe(twin.row, seat, as_int8)
+                planes = twin.obs.reshape(-1, E.N_PLANES)
+                counts = np.delete(planes, E.P_MOVE_COUNT, axis=1)
+                assert np.array_equal(counts, np.round(counts)) and 0 <= counts.min()
+                assert counts.max() <= 8
+                assert np.array_equal(as_int8, np.trunc(twin.obs).astype(np.int8))
+                low, high = min(low, planes.min()), max(high, planes.max())
+                fractions += 0 < planes[0, E.P_MOVE_COUNT] < 1
+            if rules.status(twin.old)[0]:
+                break
+            legal = np.flatnonzero(mask)
+            twin.step(int(legal[rng.integers(len(legal))]))
+    assert (low, high) == (0.0, 8.0) and fractions > 0
+
+
 # --- 2. the bot on both seats ---------------------------------------------------------------
 
 
@@ -474,6 +502,9 @@ def test_observe_masks_and_reset_batches_and_first_illegal():
         E.new_game(fresh[i])
     assert np.array_equal(rows, fresh)
     rng = np.random.default_rng(0)
+    while not rows[0, E.TERMINATED]:  # a finished game in the batch from the start
+        E.legal_mask(rows[0], masks[0])
+        E.apply(rows[0], int(rng.choice(np.flatnonzero(masks[0]))))
     one_mask = np.zeros(E.N_ACTIONS, dtype=np.int8)
     for _ in range(25):
         seats = rng.integers(0, 2, n)

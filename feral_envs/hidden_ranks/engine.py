@@ -621,7 +621,8 @@ def _outputs(row, i, obs, masks, seats):
 def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, truncated):
     """One step of every game: a finished game restarts (``new_game``, its action ignored),
     the others play ``actions[i]``; then the outputs of the seat to act. Rewards as the AEC
-    env's: ``reward="win"`` +1 / -1 at a decisive end; ``points`` (no score here) all 0."""
+    env's: ``reward="win"`` +1 / -1 at a decisive end; ``points`` (no score here) all 0.
+    The actions of running games must be legal (:func:`first_illegal` checks them)."""
     for i in prange(rows.shape[0]):
         row = rows[i]
         rewards[i, :] = 0

@@ -1,14 +1,12 @@
 """The compiled Hidden Ranks engine (``feral_envs.hidden_ranks.engine``) against the old
 pure-Python core, which it must reproduce step for step: random play over every keyword
 combination and from random positions, the bot playing both seats, the reset options, the
-same source run as plain Python, the batch kernels, and a golden fixture recorded from the
-old core (which stays valid once the old core is gone)."""
+same source run as plain Python and the batch kernels. The golden fixture recorded from the
+old core has its own module, ``test_hidden_ranks_engine_golden.py``, which needs no old core."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -22,7 +20,6 @@ from feral_envs.hidden_ranks import CORE, encoding, rules
 from feral_envs.hidden_ranks import engine as E
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "fixtures" / "golden_hidden_ranks.json"
 COMBOS = [
     dict(zip(("mode", "setup"), values, strict=True))
     for values in itertools.product(CORE.keyword_choices["mode"], CORE.keyword_choices["setup"])
@@ -352,6 +349,14 @@ def test_a_chosen_setup_that_walls_in_its_army_loses_at_once():
     assert twin.old.end == rules.END_NO_MOVE
 
 
+def test_a_given_walled_in_setup_is_taken_while_the_other_side_still_chooses():
+    """Both cores refuse it as a start only when play would start at once (see the report:
+    docs/hidden_ranks.md resolution 4 reads as if it were always refused)."""
+    config = rules.make_config(mode="full", setup="choose")
+    twin = play_random(Twin(config, 1, {"setup": {"gold": WALLED_GOLD}}), np.random.default_rng(1))
+    assert twin.old.end == rules.END_NO_MOVE and twin.old.moves == 0
+
+
 def test_a_turn_limit_the_row_cannot_hold_is_refused():
     config = rules.make_config(max_moves=2**31)
     row = np.zeros(E.ROW_SIZE, dtype=np.int32)
@@ -539,33 +544,3 @@ def test_random_batch_is_uniform_over_the_legal_actions():
     counts = np.bincount(actions, minlength=E.N_ACTIONS)
     assert set(np.flatnonzero(counts)) == set(range(rules.N_HOME))
     assert counts.max() < 2 * counts[: rules.N_HOME].min()
-
-
-# --- 6. the golden fixture ------------------------------------------------------------------
-
-
-def digest(obs: np.ndarray, mask: np.ndarray, scores) -> str:
-    """sha1 of the actor's float32 observation, its int8 mask and the int64 scores (the
-    fixture script's digest)."""
-    data = np.asarray(obs, dtype=np.float32).tobytes() + np.asarray(mask, np.int8).tobytes()
-    return hashlib.sha1(data + np.asarray(scores, dtype=np.int64).tobytes()).hexdigest()
-
-
-def test_golden_fixture_is_reproduced():
-    games = json.loads(GOLDEN.read_text())["games"]
-    assert len(games) >= 24
-    obs = np.zeros(E.OBS_SIZE, dtype=np.float32)
-    mask = np.zeros(E.N_ACTIONS, dtype=np.int8)
-    for game in games:
-        config = CORE.make_config(**game["keywords"])
-        row = new_row(config, game["options"], game["seed"])
-        for step, action in enumerate([*game["actions"], None]):
-            E.observe(row, E.to_act(row), obs)
-            E.legal_mask(row, mask)
-            scores = [E.score(row, team) for team in (0, 1)]
-            assert digest(obs, mask, scores) == game["digests"][step], (game["seed"], step)
-            if action is not None:
-                assert E.is_legal(row, action)
-                E.apply(row, action)
-        terminated, truncated, winner = E.status(row)
-        assert [bool(terminated), bool(truncated), int(winner)] == game["status"]

@@ -530,6 +530,7 @@ def start(row: np.ndarray, config: rules.Config, options: dict) -> None:
 
 @njit(cache=True)
 def to_act(row):
+    """The seat to act (after the end: the seat that was to act when the game ended)."""
     return row[TO_MOVE]
 
 

@@ -578,35 +578,38 @@ def _random_setup(state: State, seat: int, rng: np.random.Generator) -> None:
     state.setup_next[seat] = len(order)
 
 
-def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
-    """A new game; ``options`` as ``reset`` takes them (validated first, ValueError)."""
+@dataclass(frozen=True)
+class StartOptions:
+    """The ``reset`` options, validated: what a new game starts from besides the stream."""
+
+    pieces: dict[int, dict[int, int]]
+    """Per seat given, its pieces as ``{square: rank}`` (a setup, or a side of a position)."""
+    position: bool
+    """Play starts at once from ``pieces`` (a position start); else the setups of the seats
+    not given are drawn or chosen as the ``setup`` keyword says."""
+    to_move: int
+    """The seat to move first (gold unless a position start says otherwise)."""
+    over_error: str
+    """The ``ValueError`` message for a start in which the seat to move has no legal move."""
+
+
+def parse_options(config: Config, options: dict) -> StartOptions:
+    """``options`` as ``reset`` takes them, validated (``ValueError`` naming the problem).
+
+    Everything but the check that the start is not already over, which needs the board."""
     if "position" in options:
-        return _position_game(config, options)
+        return _parse_position(config, options)
     if "to_move" in options:
         raise ValueError("reset option 'to_move' goes with 'position' only")
     given = _sides(options["setup"], "setup", required=False) if "setup" in options else {}
     for seat, pieces in given.items():
         _validate_setup(seat, pieces, config.mode)
-    state = _blank_state(config)
-    for seat, pieces in given.items():
-        for square, rank in pieces.items():
-            state.board[square] = piece_code(seat, rank)
-        state.setup_next[seat] = len(SETUP_ORDER[config.mode])
-    for seat in (GOLD, SILVER):
-        if seat not in given and config.setup == "random":
-            _random_setup(state, seat, rng)
-    waiting = [seat for seat in (GOLD, SILVER) if state.setup_next[seat] == 0]
-    if waiting:
-        state.to_move = waiting[0]
-        _refresh_mask(state)
-        return state
-    _start_play(state, GOLD)
-    if state.terminated:
-        raise ValueError("gold has no legal move in the given setup: the game would be over")
-    return state
+    return StartOptions(
+        given, False, GOLD, "gold has no legal move in the given setup: the game would be over"
+    )
 
 
-def _position_game(config: Config, options: dict) -> State:
+def _parse_position(config: Config, options: dict) -> StartOptions:
     if "setup" in options:
         raise ValueError("reset options 'setup' and 'position' cannot be given together")
     sides = _sides(options["position"], "position", required=True)
@@ -624,12 +627,34 @@ def _position_game(config: Config, options: dict) -> State:
         problem = _army_problem(AGENTS[seat], list(pieces.values()), ARMIES[config.mode], False)
         if problem:
             raise ValueError(f"position: {problem} (mode={config.mode!r})")
+    return StartOptions(
+        sides,
+        True,
+        AGENTS.index(to_move),
+        f"position: {to_move}, to move, has no legal move: the game would be over",
+    )
+
+
+def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
+    """A new game; ``options`` as ``reset`` takes them (validated first, ValueError)."""
+    start = parse_options(config, options)
     state = _blank_state(config)
-    for seat, pieces in sides.items():
+    for seat, pieces in start.pieces.items():
         for square, rank in pieces.items():
             state.board[square] = piece_code(seat, rank)
-    state.setup_next[:] = len(SETUP_ORDER[config.mode])
-    _start_play(state, AGENTS.index(to_move))
+        state.setup_next[seat] = len(SETUP_ORDER[config.mode])
+    if start.position:
+        state.setup_next[:] = len(SETUP_ORDER[config.mode])
+    else:
+        for seat in (GOLD, SILVER):
+            if seat not in start.pieces and config.setup == "random":
+                _random_setup(state, seat, rng)
+        waiting = [seat for seat in (GOLD, SILVER) if state.setup_next[seat] == 0]
+        if waiting:
+            state.to_move = waiting[0]
+            _refresh_mask(state)
+            return state
+    _start_play(state, start.to_move)
     if state.terminated:
-        raise ValueError(f"position: {to_move}, to move, has no legal move: the game would be over")
+        raise ValueError(start.over_error)
     return state

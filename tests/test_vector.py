@@ -185,3 +185,46 @@ def test_compact_observations_equal_the_float_ones(game, keywords):
             a, b = wide.step(actions), compact.step(actions)
             assert b.observation.dtype == np.dtype(dtype)
             assert np.array_equal(a.observation, b.observation.astype(np.float32))
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_slot_i_plays_the_aec_game_of_seed_s_plus_i(game, keywords):
+    if (
+        feral_envs.vector.engine_module(game)
+        is not importlib.import_module(f"feral_envs.{game}").CORE.engine
+    ):
+        pytest.skip("the AEC env of this game is not on the engine yet")
+    seed, n = 40, 3
+    venv = feral_envs.vector.make(game, num_envs=n, seed=seed, **keywords)
+    envs = [feral_envs.make(game, **keywords) for _ in range(n)]
+    for i, env in enumerate(envs):
+        env.reset(seed=seed + i)
+    batch = venv.reset()
+    live = [True] * n
+    steps = 0
+    while any(live):
+        actions = venv.random_actions()
+        for i, env in enumerate(envs):
+            if not live[i]:
+                continue
+            agent = env.agent_selection
+            assert env.possible_agents[batch.current_seat[i]] == agent
+            for seat, other in enumerate(env.possible_agents):
+                assert np.array_equal(venv.observe(seat)[i], env.observe(other)["observation"]), (
+                    i,
+                    steps,
+                    other,
+                )
+            assert np.array_equal(batch.action_mask[i], env.observe(agent)["action_mask"])
+        batch = venv.step(actions)
+        steps += 1
+        for i, env in enumerate(envs):
+            if not live[i]:
+                continue
+            env.step(int(actions[i]))
+            expected = [env.rewards[a] for a in env.possible_agents]
+            assert np.array_equal(batch.rewards[i], np.float32(expected)), (i, steps)
+            done = any(env.terminations.values()) or any(env.truncations.values())
+            assert bool(batch.terminated[i] or batch.truncated[i]) == done
+            live[i] = not done
+    assert steps > 50

@@ -35,7 +35,7 @@ from torch import nn
 
 from feral_envs.cards import CANNOT_WIN, NO_SUIT
 from feral_envs.core import GameCore
-from train.policy import Actor, CheckpointError
+from train.policy import Actor, CheckpointError, encoding_module
 
 PREFIX = "cards."
 """The state-dict names of a card network's weights start with this (``make_actor``)."""
@@ -50,7 +50,7 @@ SMALL_BATCH = 8
 def card_inputs(core: GameCore) -> dict[str, torch.Tensor]:
     """The buffers that tie a card network to an advised ``core``'s observation (module doc);
     ``ValueError`` if the game's encoding declares no card blocks."""
-    module = importlib.import_module(core.observe.__module__)
+    module = encoding_module(core)
     if not hasattr(module, "CARD_SPANS"):
         raise ValueError(
             f"{core.name} has no card blocks for the card network (its encoding declares no "

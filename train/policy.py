@@ -72,6 +72,15 @@ class CheckpointError(ValueError):
     """A file that cannot be used as a policy of this game (the message says why)."""
 
 
+def encoding_module(core: GameCore) -> Any:
+    """The module that declares ``core``'s observation layouts: the game's ``encoding.py``
+    (for a core of this package's games), else the module that defines ``core.observe``."""
+    try:
+        return importlib.import_module(f"feral_envs.{core.name}.encoding")
+    except ModuleNotFoundError:
+        return importlib.import_module(core.observe.__module__)
+
+
 def layout_fingerprint(core: GameCore) -> str:
     """A hash of the observation and action encoding of ``core``.
 
@@ -80,7 +89,7 @@ def layout_fingerprint(core: GameCore) -> str:
     one layout is refused on another even when the sizes happen to agree.
     """
     parts = [f"obs={tuple(core.obs_shape)}", f"actions={core.n_actions}"]
-    module = importlib.import_module(core.observe.__module__)
+    module = encoding_module(core)
     for name in sorted(vars(module)):
         value = getattr(module, name)
         if isinstance(value, Layout):

@@ -38,11 +38,15 @@ class Game:
 
     @property
     def view(self) -> Any:
-        """The game as named fields (decoded from the row; read it, do not write it)."""
+        """The game as named fields, decoded from the row: read-only arrays (a change of the
+        game goes through the row or the rules)."""
         key = self.row.tobytes()
         if self._view is None or key != self._view_of:
-            self._view = self.decode(self.row, self.config)
-            self._view_of = key
+            view = self.decode(self.row, self.config)
+            for value in vars(view).values():  # writing a field would change nothing: refuse it
+                if isinstance(value, np.ndarray):
+                    value.flags.writeable = False
+            self._view, self._view_of = view, key
         return self._view
 
     def __getattr__(self, name: str) -> Any:

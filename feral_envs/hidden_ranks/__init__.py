@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from feral_envs.core import GameCore
+from feral_envs.engine.game import engine_core
 
-from . import encoding, rules
+from . import encoding, engine, rules, view
 from .picture import render_rgb
 from .render import render_ansi
 
-CORE = GameCore(
+RULES_CORE = GameCore(
     name="hidden_ranks",
     agents=rules.AGENTS,
     team_of_seat=(0, 1),
@@ -33,4 +34,9 @@ CORE = GameCore(
     keyword_defaults={"mode": "full", "setup": "choose", "max_moves": 2000, "reward": "win"},
 )
 
-__all__ = ["CORE"]
+"""The pure-Python rules core: the oracle the compiled engine is tested against."""
+
+CORE = engine_core(RULES_CORE, engine, view.decode)
+"""What everything drives: the compiled engine (``engine``), read by name through ``view``."""
+
+__all__ = ["CORE", "RULES_CORE"]

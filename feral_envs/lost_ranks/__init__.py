@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from feral_envs.core import GameCore
-from feral_envs.lost_ranks import encoding, render, rules
+from feral_envs.engine.game import engine_core
+from feral_envs.lost_ranks import encoding, engine, render, rules, view
 from feral_envs.lost_ranks.picture import render_rgb
 
 RULES_CORE = GameCore(
@@ -32,5 +33,7 @@ RULES_CORE = GameCore(
     keyword_choices={"reward": ("win", "points"), "variant": rules.VARIANTS},
     keyword_defaults={"reward": "win", "variant": "standard"},
 )
+"""The pure-Python rules core: the oracle the compiled engine is tested against."""
 
-CORE = RULES_CORE
+CORE = engine_core(RULES_CORE, engine, view.decode)
+"""What everything drives: the compiled engine (``engine``), read by name through ``view``."""

@@ -25,20 +25,19 @@ still open).
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
+from feral_envs.cards import NO_CARD
+from feral_envs.engine.game import Game
 from feral_envs.lost_ranks.encoding import OBS
+from feral_envs.lost_ranks.engine import STATE
 from feral_envs.lost_ranks.rules import (
     DECK,
-    FROM_ENEMY,
-    FROM_PARTNER,
     N_SEATS,
+    PASS_SIZE,
     TO_ENEMY,
     TO_PARTNER,
     Phase,
-    State,
     partner,
     pass_enemy,
 )
@@ -49,7 +48,7 @@ TRIES = 100
 """Draws before giving up (:class:`RuntimeError`); in practice the first or second works."""
 
 
-def voids_shown(state: State) -> np.ndarray:
+def voids_shown(state: Game) -> np.ndarray:
     """``(4, 4)`` bool: ``[seat, suit]`` when ``seat`` has not followed ``suit`` this round."""
     void = np.zeros((N_SEATS, N_SUITS), bool)
     for k in range(state.tricks_done * N_SEATS + state.n_in_trick):
@@ -65,12 +64,12 @@ SAMPLED_FLAG = OBS.phase.start + Phase.PLAY
 flag): where a policy fit on sampled decisions may act, tested on an observation alone."""
 
 
-def can_sample(state: State) -> bool:
+def can_sample(state: Game) -> bool:
     """Whether :func:`sample_deal` can deal ``state`` again: in the play phase."""
     return state.phase == Phase.PLAY
 
 
-def sample_deal(state: State, seat: int, rng: np.random.Generator) -> State | None:
+def sample_deal(state: Game, seat: int, rng: np.random.Generator) -> Game | None:
     """A copy of ``state`` with the cards ``seat`` cannot see dealt again (module doc);
     ``None`` outside the play phase. ``state`` is not changed."""
     if not can_sample(state):
@@ -106,22 +105,20 @@ def sample_deal(state: State, seat: int, rng: np.random.Generator) -> State | No
     raise RuntimeError(f"no deal consistent with seat {seat}'s view in {TRIES} draws")
 
 
-def _with_hands(state: State, seat: int, others: list[int], dealt: dict[int, int]) -> State:
-    new = copy.deepcopy(state)  # a fresh observation cache and legal mask come with it
-    new.hands[others] = False
+def _with_hands(state: Game, seat: int, others: list[int], dealt: dict[int, int]) -> Game:
+    """A copy of the game's row with the hidden cards held as ``dealt`` says, the pass
+    choices ``seat`` does not know cleared, and nothing of the true deal left in it."""
+    new = state.copy()
+    row = new.row
+    holder = row[STATE.holder.slice]
     for card, owner in dealt.items():
-        new.hands[owner, card] = True
-    known = np.zeros_like(new.pass_record)
-    known[seat] = state.pass_record[seat]
-    known[partner(seat), FROM_PARTNER] = state.pass_record[seat, TO_PARTNER]
-    known[pass_enemy(seat, state.round), FROM_ENEMY] = state.pass_record[seat, TO_ENEMY]
-    for giver, kind, mine in (
-        (partner(seat), TO_PARTNER, FROM_PARTNER),
-        (None, TO_ENEMY, FROM_ENEMY),
-    ):
-        if giver is None:  # the enemy whose third card came to ``seat``
-            giver = next(s for s in others if pass_enemy(s, state.round) == seat)
-        known[giver, kind] = state.pass_record[seat, mine]
-    new.pass_record = known
-    new.mask = None
+        holder[card] = owner
+    choices = row[STATE.pass_choice.slice].reshape(N_SEATS, PASS_SIZE)
+    known = np.full_like(choices, NO_CARD)
+    known[seat] = choices[seat]  # what it passed
+    known[partner(seat), :2] = choices[partner(seat), :2]  # what its partner passed to it
+    giver = next(s for s in others if pass_enemy(s, state.round) == seat)
+    known[giver, 2] = choices[giver, 2]  # the enemy card it received
+    choices[:] = known
+    row[STATE.deal.slice] = NO_CARD  # the round's true deck: used only when dealing
     return new

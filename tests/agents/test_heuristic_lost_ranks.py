@@ -41,21 +41,21 @@ def bot_choice(env: raw_env, variant: str = "standard") -> str:
 
 
 def play_games(policies: list, n_games: int, variant: str, seed: int = 0) -> list[list[int]]:
-    """Whole games on the rules core (fast), checking every action; the actions of each."""
+    """Whole games on the engine (no env), checking every action; the actions of each."""
     games = []
     for game in range(n_games):
         rng = np.random.default_rng(seed + game)
-        state = rules.new_game(rules.make_config(variant), rng, {})
+        state = CORE.new_game(CORE.make_config(variant=variant), rng, {})
         for i, policy in enumerate(policies):
             policy.reset(1000 * game + i)
         actions = []
         while state.phase != rules.GAME_OVER:
             seat = state.to_act
-            mask = rules.legal_mask(state)
+            mask = CORE.legal_mask(state)
             action = policies[seat].act(CORE.observe(state, seat), mask)
             assert mask[action] == 1, f"illegal {DECK.names[action]} in game {game}"
             actions.append(action)
-            rules.apply(state, action, rng)
+            CORE.apply(state, action, rng)
         games.append(actions)
     return games
 

@@ -151,3 +151,24 @@ def reference_observation(state: rules.State, seat: int) -> np.ndarray:
             if k % 4 and led >= 0 and rules.DECK.suit_of[state.plays[k]] != led:
                 put(OBS.voids_shown, 4 * rel.index(state.play_seats[k]) + led)
     return obs
+
+
+def swap_hidden(game, seat: int, cards: Iterable[int], clear_pass_of: Iterable[int] = ()):
+    """A copy of ``game`` in which each card of ``cards`` changes hands between the two
+    enemies of ``seat``, and the pass choices of the seats ``clear_pass_of`` are forgotten
+    except the card passed to ``seat``: a change made in the state row, outside the rules,
+    that ``seat`` cannot see."""
+    from feral_envs.lost_ranks.engine import STATE
+
+    other = game.copy()
+    a, b = (s for s in range(4) if s not in (seat, rules.partner(seat)))
+    holder = other.row[STATE.holder.slice]
+    for card in cards:
+        holder[card] = b if holder[card] == a else a
+    choices = other.row[STATE.pass_choice.slice].reshape(4, rules.PASS_SIZE)
+    for giver in clear_pass_of:
+        kept = choices[giver, 2] if rules.pass_enemy(giver, game.round) == seat else None
+        choices[giver] = rules.NO_CARD
+        if kept is not None:
+            choices[giver, 2] = kept
+    return other

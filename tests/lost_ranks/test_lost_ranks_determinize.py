@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+from lost_ranks_helpers import swap_hidden
 
 from agents.registry import load_policy
 from feral_envs.lost_ranks import CORE
@@ -88,10 +89,8 @@ def test_the_deal_depends_only_on_the_seats_view():
         cb = [c for c in np.flatnonzero(state.hands[b] & ~passed) if not void[a, SUIT_OF[c]]]
         if not ca or not cb:
             continue
-        other = copy.deepcopy(state)
-        other.hands[a, ca[0]], other.hands[b, ca[0]] = False, True
-        other.hands[b, cb[0]], other.hands[a, cb[0]] = False, True
-        other.pass_record[a] = other.pass_record[b] = False  # hidden from seat as well
+        other = swap_hidden(state, seat, (ca[0], cb[0]), clear_pass_of=(a, b))
+        assert not np.array_equal(other.hands, state.hands)
         assert np.array_equal(CORE.observe(other, seat), CORE.observe(state, seat))
         one = sample_deal(state, seat, np.random.default_rng(swapped))
         two = sample_deal(other, seat, np.random.default_rng(swapped))

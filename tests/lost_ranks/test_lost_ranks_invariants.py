@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from feral_envs.engine.rng import StreamGenerator, seed_words
 from feral_envs.lost_ranks import CORE, rules
 from feral_envs.lost_ranks.rules import JACKS, N_CARDS, SPY, Phase
 
@@ -116,38 +117,34 @@ def test_2000_random_games_keep_every_invariant():
     assert stats["winners"][-1] > 0 and stats["tiebreakers"] > 0
 
 
-class ScriptedRng:
-    """Hands out given permutations, to control the Trump Card flip."""
-
-    def __init__(self, *decks):
-        self.decks = [np.array(d) for d in decks]
-
-    def permutation(self, n):
-        assert n == N_CARDS
-        return self.decks.pop(0)
-
-
-def _deck_with_top(name: str, seed: int) -> list[int]:
-    top = rules.DECK.card(name)
-    rest = np.random.default_rng(seed).permutation([c for c in range(N_CARDS) if c != top])
-    return [top, *rest.tolist()]
+def _first_flips(words: np.ndarray, n: int) -> list[np.ndarray]:
+    """The first ``n`` decks that a game drawn from ``words`` shuffles (as the engine does)."""
+    stream = StreamGenerator(words)
+    return [stream.permutation(N_CARDS) for _ in range(n)]
 
 
 def test_a_flipped_jack_or_spy_goes_back_and_the_deck_is_reshuffled():
-    decks = [
-        _deck_with_top("JS", 1),
-        _deck_with_top("SPY", 2),
-        _deck_with_top("JD", 3),
-        _deck_with_top("7H", 4),
-    ]
-    rng = ScriptedRng(*decks)
-    state = CORE.new_game(CORE.make_config(), rng, {})
-    assert not rng.decks, "flipped four times"
-    assert rules.DECK.names[state.trump_card] == "7H"
-    assert state.active_jacks == (rules.DECK.card("JH"), rules.DECK.card("JD"))
-    dealt = decks[3][1:]
-    for seat in range(4):
-        assert set(np.flatnonzero(state.hands[seat])) == set(dealt[13 * seat : 13 * seat + 13])
+    found = set()
+    for seed in range(400):
+        words = seed_words(seed)
+        decks = _first_flips(words, 4)
+        bad = [d[0] in JACKS or d[0] == SPY for d in decks]
+        if not bad[0] or all(bad):
+            continue
+        kept = decks[bad.index(False)]  # the first deck whose top card is Infantry
+        state = CORE.new_game(CORE.make_config(), words, {})
+        assert state.trump_card == kept[0], seed
+        assert rules.DECK.names[decks[0][0]] not in {rules.DECK.names[state.trump_card]}
+        for seat in range(4):
+            assert set(np.flatnonzero(state.hands[seat])) == set(
+                kept[1 + 13 * seat : 14 + 13 * seat].tolist()
+            )
+        suit_colour = rules.SUIT_COLOUR[rules.DECK.suit_of[state.trump_card]]
+        same_colour = [j for j in JACKS if rules.SUIT_COLOUR[rules.DECK.suit_of[j]] == suit_colour]
+        assert state.active_jacks == tuple(same_colour)
+        found.add("spy" if decks[0][0] == SPY else "jack")
+        found.add(f"flips {bad.index(False) + 1}")
+    assert {"jack", "spy", "flips 2"} <= found
 
 
 def test_seeded_flips_never_give_a_jack_or_the_spy_and_cover_the_infantry():

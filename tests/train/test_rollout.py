@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from lost_ranks.lost_ranks_helpers import swap_hidden
 
 from agents.registry import load_policy
 from train.advice import play_round_out
@@ -93,9 +94,9 @@ def test_with_sampled_deals_the_values_average_playouts_and_never_peek():
         assert values[action] == pytest.approx(value - direct[chosen], abs=1e-5)
     # The same view with two hidden cards of the enemies swapped: the same values.
     a, b = (s for s in range(4) if s not in (seat, partner(seat)))
-    other = copy.deepcopy(state)
     ca, cb = np.flatnonzero(state.hands[a])[-1], np.flatnonzero(state.hands[b])[-1]
-    other.hands[a, ca], other.hands[b, ca], other.hands[b, cb], other.hands[a, cb] = 0, 1, 0, 1
+    other = swap_hidden(state, seat, (ca, cb))
+    assert not np.array_equal(other.hands, state.hands)
     assert np.array_equal(CORE.observe(other, seat), CORE.observe(state, seat))
     again = playouts.advantages(other, rng, chosen, np.random.default_rng(4))
     assert np.array_equal(values, again)

@@ -67,8 +67,9 @@ def test_material_counts_the_enemy_pieces_struck_off_per_seat():
     state = HR.new_game(HR.make_config(mode="quick"), np.random.default_rng(0), {})
     material = material_of("hidden_ranks")
     np.testing.assert_array_equal(material(state), [0.0, 0.0])  # nothing struck: no lead
-    state.removed[SILVER, 10 - 1] = 1  # silver's Marshal (rank code 10) is off the board
-    state.removed[GOLD, 1 - 1] = 1  # gold's Spy (rank code 1) too
+    removed = state.row[HR.engine.STATE.removed.slice].reshape(2, -1)  # a change outside
+    removed[SILVER, 10 - 1] = 1  # the rules: silver's Marshal (rank code 10) is off the board
+    removed[GOLD, 1 - 1] = 1  # gold's Spy (rank code 1) too
     np.testing.assert_array_equal(material(state), [PIECE_VALUE["10"], PIECE_VALUE["S"]])
 
 

@@ -140,23 +140,24 @@ class VectorEnv:
         words[:, 0] |= 1  # never the all-zero state
         return words.astype(np.uint32).view(np.int32)
 
-    def _seed_words(self, seed: int | None) -> np.ndarray:
+    def _seed_words(self, seed: Any) -> np.ndarray:
         if seed is None:
             seed = self._next_seed
         self._next_seed = None  # make's seed serves the first reset only
         if seed is None:
             return np.stack([stream.words_from(self._entropy) for _ in range(self.num_envs)])
-        return np.stack([stream.seed_words(int(seed) + i) for i in range(self.num_envs)])
+        if isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = [int(s) for s in seed]
+        return np.stack([stream.seed_words(s) for s in seeds])
 
-    def reset(self, seed: int | None = None, options: dict | list | None = None) -> Batch:
+    def reset(self, seed: Any = None, options: dict | list | None = None) -> Batch:
         """Start a new game in every slot: slot ``i`` from ``seed + i`` (the first reset uses
-        ``make``'s seed). ``options`` are the AEC env's reset options, one dict for every game
-        or a list of ``num_envs`` dicts (or None); they are all validated before any game
-        changes."""
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-        ):
-            raise ValueError(f"seed={seed!r} must be None or an integer >= 0")
+        ``make``'s seed), or from ``seed[i]`` when ``seed`` is a sequence of ``num_envs``
+        seeds. ``options`` are the AEC env's reset options, one dict for every game or a list
+        of ``num_envs`` dicts (or None); they are all validated before any game changes."""
+        _check_seed(seed, self.num_envs)
         per_game = self._options_list(options)
         words = self._seed_words(seed)
         rows = np.empty_like(self.rows)
@@ -333,6 +334,25 @@ class VectorEnv:
         other._entropy = np.random.default_rng()
         other._entropy.bit_generator.state = self._entropy.bit_generator.state
         return other
+
+
+def _check_seed(seed: Any, num_envs: int) -> None:
+    """``ValueError`` unless ``seed`` is None, an integer >= 0, or ``num_envs`` of them."""
+    if seed is None:
+        return
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed={seed!r} must be None or an integer >= 0")
+        return
+    seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
+    if (
+        seeds is None
+        or len(seeds) != num_envs
+        or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds)
+    ):
+        raise ValueError(
+            f"seed={seed!r} must be None, an integer >= 0, or {num_envs} such integers"
+        )
 
 
 class _Outputs:

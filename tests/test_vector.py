@@ -228,3 +228,16 @@ def test_slot_i_plays_the_aec_game_of_seed_s_plus_i(game, keywords):
             assert bool(batch.terminated[i] or batch.truncated[i]) == done
             live[i] = not done
     assert steps > 50
+
+
+def test_a_sequence_of_seeds_gives_each_slot_its_own():
+    venv = feral_envs.vector.make("lost_heir", num_envs=3)
+    a = venv.reset(seed=[7, 3, 9])
+    lone = feral_envs.vector.make("lost_heir", num_envs=1)
+    for i, s in enumerate((7, 3, 9)):
+        b = lone.reset(seed=s)
+        assert np.array_equal(a.observation[i], b.observation[0])
+    with pytest.raises(ValueError, match="3 such integers"):
+        venv.reset(seed=[1, 2])
+    with pytest.raises(ValueError, match="3 such integers"):
+        venv.reset(seed=[1, -2, 3])

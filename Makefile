@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv train test test-all lint bench clean
+.PHONY: venv train test test-all lint bench bench-vector clean
 
 venv: $(STAMP)
 
@@ -32,6 +32,10 @@ lint: venv
 
 bench: venv
 	$(PY) benchmarks/bench_envs.py $(ARGS)
+	$(PY) benchmarks/bench_vector.py
+
+bench-vector: venv
+	$(PY) benchmarks/bench_vector.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

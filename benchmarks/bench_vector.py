@@ -39,8 +39,8 @@ SIZES = (1, 64, 1024, 4096, 16384)
 CASES = (
     ("lost_heir", {}, "float32"),
     ("lost_ranks", {}, "float32"),
-    ("hidden_ranks", {"mode": "quick", "setup": "random"}, "int8"),
-    ("hidden_ranks", {"mode": "full", "setup": "random"}, "int8"),
+    ("hidden_ranks", {"mode": "quick", "setup": "random"}, "float32"),
+    ("hidden_ranks", {"mode": "full", "setup": "random"}, "float32"),
 )
 
 

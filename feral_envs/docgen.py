@@ -1,8 +1,10 @@
-"""Regenerate the generated tables in ``docs/<game>.md`` and ``README.md`` from the code.
+"""Regenerate the generated tables in ``docs/`` and ``README.md`` from the code.
 
 Each page holds blocks between ``<!-- BEGIN GENERATED: key -->`` and
-``<!-- END GENERATED: key -->``; the text of block ``key`` comes from the game package's
-``encoding.DOC_TABLES[key]()``, and the README's ``games`` block from :func:`games_table`.
+``<!-- END GENERATED: key -->``. In ``docs/<game>.md`` block ``key`` comes from the game
+package's ``encoding.DOC_TABLES[key]()``, and block ``state`` from its engine's state row
+(``engine.STATE``); the README's ``games`` block comes from :func:`games_table`, and the
+``batch`` block of ``docs/vector.md`` from :func:`feral_envs.vector.batch_table`.
 ``python -m feral_envs.docgen`` rewrites them; ``python -m feral_envs.docgen --check`` exits 1
 if any page is out of date (a test runs it).
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from feral_envs import GAMES
+from feral_envs.vector import batch_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -40,7 +43,12 @@ BLOCK = re.compile(
 
 def render_page(game: str, text: str) -> str:
     """``text`` with every generated block of ``game``'s page rewritten from the code."""
-    tables = importlib.import_module(f"feral_envs.{game}.encoding").DOC_TABLES
+    tables = {
+        **importlib.import_module(f"feral_envs.{game}.encoding").DOC_TABLES,
+        "state": lambda: importlib.import_module(f"feral_envs.{game}.engine").STATE.markdown(
+            "field"
+        ),
+    }
 
     def fill(match: re.Match) -> str:
         key = match["key"]
@@ -97,6 +105,16 @@ def stale_pages(write: bool) -> list[str]:
         stale.append(str(README))
         if write:
             README.write_text(new)
+    vector_page = DOCS / "vector.md"
+    old = vector_page.read_text()
+    new = BLOCK.sub(
+        lambda m: f"{m.group(1)}{batch_table()}\n{m.group(4)}" if m["key"] == "batch" else m[0],
+        old,
+    )
+    if new != old:
+        stale.append(str(vector_page))
+        if write:
+            vector_page.write_text(new)
     for game in GAMES:
         page = DOCS / f"{game}.md"
         try:

@@ -13,18 +13,8 @@ on ``numba.get_num_threads()`` threads). A game's course depends only on its see
 actions: slot ``i`` of ``make(..., seed=s)`` plays, as its first game, the same game as the
 AEC env after ``reset(seed=s + i)``, whatever ``num_envs``, the other games or the threads.
 
-The batch (:class:`Batch`), one entry per game:
-
-========================  ==========================  =====================================
-field                     shape, dtype                meaning
-========================  ==========================  =====================================
-``observation``           ``(n, *obs_shape)``         the observation of the seat to act
-``action_mask``           ``(n, n_actions)`` int8     that seat's legal actions
-``current_seat``          ``(n,)`` int64              the seat to act (``possible_agents``)
-``rewards``               ``(n, n_seats)`` float32    what each seat receives for this step
-``terminated``            ``(n,)`` bool               the game ended by the rules this step
-``truncated``             ``(n,)`` bool               the game hit a safety cap this step
-========================  ==========================  =====================================
+The batch (:class:`Batch`) has one entry per game in each of its fields (``BATCH_FIELDS``,
+tabled in ``docs/vector.md``).
 
 **Automatic restarts (Gymnasium's next-step autoreset).** The step that ends a game returns
 that game's final rewards, ``terminated`` or ``truncated``, and its final observation (of the
@@ -54,6 +44,28 @@ from feral_envs.engine import rng as stream
 OBS_DTYPES = ("float32", "int8")
 """Observation dtypes: float32 as the AEC env gives them, or int8 where every entry of the
 game's observations is an integer that fits (``COMPACT_DTYPES``)."""
+
+
+BATCH_FIELDS = (
+    ("observation", "`(n, *obs_shape)`, float32", "the observation of each game's seat to act"),
+    ("action_mask", "`(n, n_actions)`, int8", "that seat's legal actions"),
+    ("current_seat", "`(n,)`, int64", "the seat to act, in `possible_agents` order"),
+    (
+        "rewards",
+        "`(n, n_seats)`, float32",
+        "what each seat receives for this step, as the AEC env's `rewards`",
+    ),
+    ("terminated", "`(n,)`, bool", "the game ended by its rules at this step"),
+    ("truncated", "`(n,)`, bool", "the game hit a safety cap the rules do not have at this step"),
+)
+"""The fields of a :class:`Batch`: name, shape and dtype, meaning."""
+
+
+def batch_table() -> str:
+    """``BATCH_FIELDS`` as the Markdown table of ``docs/vector.md``."""
+    rows = ["| field | shape, dtype | meaning |", "| --- | --- | --- |"]
+    rows += [f"| `{name}` | {shape} | {meaning} |" for name, shape, meaning in BATCH_FIELDS]
+    return "\n".join(rows)
 
 
 @dataclass(frozen=True)

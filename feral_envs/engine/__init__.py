@@ -24,3 +24,14 @@ What each game's ``engine`` module provides (the same names in every game):
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
   ``first_illegal``, ``observe_batch``.
 """
+
+import os
+
+import numba
+
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    # The batch kernels' threads: numba's default layer is OpenMP, whose threads spin while
+    # they wait. Beside a learner's own threads, or on shared cores, that made two threads
+    # slower than one (measured on 2 cores under load: Lost Heir 0.44M agent-steps/s with
+    # OpenMP against 1.49M with workqueue). Set NUMBA_THREADING_LAYER to choose another.
+    numba.config.THREADING_LAYER = "workqueue"

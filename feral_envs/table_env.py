@@ -146,6 +146,12 @@ class TableEnv(AECEnv):
         self._apply = core.apply
         self._status = core.status
         self._seat_to_act = core.seat_to_act
+        # A core over the compiled engine is stepped through the engine's kernels on the
+        # game's row: the same functions as the core's, without a wrapper call or a mask array
+        # per step (a legality check is one kernel call).
+        self._engine = core.engine
+        if core.engine is not None:
+            self._obs_size = int(np.prod(core.obs_shape))
         self._rewards_zero = True  # every value of self.rewards is 0.0 (see _set_rewards)
         self.np_random = np.random.default_rng()
         self.game = None
@@ -205,13 +211,20 @@ class TableEnv(AECEnv):
         seat = self._agent_seat[agent]
         # The mask is the core's for the agent to act while it runs (terminations has no
         # key for an agent removed by its dead step), zeros otherwise.
-        if agent == self.agent_selection and not (
+        to_act = agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations[agent]
-        ):
-            mask = self._legal_mask(self.game)
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": self._observe(self.game, seat), "action_mask": mask}
+        )
+        engine = self._engine
+        if engine is None:
+            mask = self._legal_mask(self.game) if to_act else self._zero_mask.copy()
+            return {"observation": self._observe(self.game, seat), "action_mask": mask}
+        row = self.game.row
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        if to_act:
+            engine.legal_mask(row, mask)
+        obs = np.empty(self._obs_size, dtype=np.float32)
+        engine.observe(row, seat, obs)
+        return {"observation": obs.reshape(self.core.obs_shape), "action_mask": mask}
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to act, in increasing order."""
@@ -275,18 +288,28 @@ class TableEnv(AECEnv):
             self._was_dead_step(action)
             return
         state = self.game
-        # A plain int in range that the mask allows is legal; anything else takes the full
+        engine = self._engine
+        # A plain int in range that the rules allow is legal; anything else takes the full
         # check, which accepts numpy integers and raises for the rest.
         if not (
             action.__class__ is int
             and 0 <= action < self.n_actions
-            and self._legal_mask(state)[action]
+            and (
+                engine.is_legal(state.row, action)
+                if engine is not None
+                else self._legal_mask(state)[action]
+            )
         ):
             self._check_action(agent, action)
             action = int(action)
-        self._apply(state, action, self.np_random)
+        if engine is not None:
+            row = state.row
+            engine.apply(row, action)
+            terminated, truncated, winner = engine.status(row)
+        else:
+            self._apply(state, action, self.np_random)
+            terminated, truncated, winner = self._status(state)
         self._cumulative_rewards[agent] = 0.0
-        terminated, truncated, winner = self._status(state)
         if terminated or self._points or not self._rewards_zero:
             self._set_rewards(terminated, winner)
         if terminated or truncated:
@@ -294,7 +317,9 @@ class TableEnv(AECEnv):
                 self.terminations[a] = terminated
                 self.truncations[a] = truncated and not terminated
         else:
-            self.agent_selection = self.possible_agents[self._seat_to_act(state)]
+            self.agent_selection = self.possible_agents[
+                engine.to_act(state.row) if engine is not None else self._seat_to_act(state)
+            ]
         if not self._rewards_zero:  # adding zero rewards would change nothing
             self._accumulate_rewards()
         if self.render_mode == "human":

@@ -241,3 +241,89 @@ def test_a_sequence_of_seeds_gives_each_slot_its_own():
         venv.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="3 such integers"):
         venv.reset(seed=[1, -2, 3])
+
+
+CARD_GAMES = [
+    pytest.param("lost_heir", 8, {"max_hands": 1}, {}, id="lost_heir"),
+    pytest.param("lost_ranks", 13, {}, {"start": "play"}, id="lost_ranks"),
+]
+
+
+def _shown_by_the_rules(game: str, deck, order) -> set[str]:
+    """Cards whose holder the rules show to all: in Lost Ranks the lowest trump Infantry,
+    whose holder leads the first trick (the Trump Card is the card left out of the hands)."""
+    if game != "lost_ranks":
+        return set()
+    from feral_envs.lost_ranks.rules import INFANTRY_OF_SUIT
+
+    trump = int(order[-1])
+    lowest = next(c for c in INFANTRY_OF_SUIT[deck.suit_of[trump]] if c != trump)
+    return {deck.names[lowest]}
+
+
+@pytest.mark.parametrize(("game", "hand_size", "keywords", "extra"), CARD_GAMES)
+def test_no_hidden_information_through_the_batched_api(game, hand_size, keywords, extra):
+    """Pairs of deals that differ only in cards one seat cannot see, side by side in one
+    batch, give that seat the same observations along the same actions until a swapped card
+    is played: slot 2k and 2k + 1 are one pair."""
+    core = importlib.import_module(f"feral_envs.{game}").CORE
+    agents = core.agents
+    deck = importlib.import_module(f"feral_envs.{game}.encoding").DECK
+    rng = np.random.default_rng(5)
+    pairs, options, swapped, observers = 12, [], [], []
+    for k in range(pairs):
+        observer = k % 4
+        while True:
+            order = rng.permutation(deck.n)
+            if game != "lost_ranks" or deck.names[order[-1]] not in ("SPY", "JS", "JH", "JD", "JC"):
+                break
+        hands = {
+            a: [deck.names[c] for c in order[hand_size * i : hand_size * (i + 1)]]
+            for i, a in enumerate(agents)
+        }
+        shown = _shown_by_the_rules(game, deck, order)
+        while True:
+            other = {a: list(h) for a, h in hands.items()}
+            hidden = [s for s in range(4) if s != observer]
+            a, b = (agents[s] for s in rng.choice(hidden, 2, replace=False))
+            i, j = rng.integers(hand_size), rng.integers(hand_size)
+            other[a][i], other[b][j] = other[b][j], other[a][i]
+            if not {other[a][i], other[b][j]} & shown:
+                break
+        swapped.append({deck.card(other[a][i]), deck.card(other[b][j])})
+        for deal in (hands, other):
+            options.append({"hands": deal, **extra})
+        observers.append(observer)
+    venv = feral_envs.vector.make(game, num_envs=2 * pairs, **keywords)
+    batch = venv.reset(seed=[7 + k // 2 for k in range(2 * pairs)], options=options)
+    live = [True] * pairs
+    compared = 0
+    card_base = venv.n_actions - deck.n
+    for _ in range(200):
+        for k in range(pairs):
+            if not live[k]:
+                continue
+            seen = venv.observe(observers[k])
+            assert np.array_equal(seen[2 * k], seen[2 * k + 1]), f"pair {k}: the deals differ"
+            compared += 1
+        actions = np.zeros(2 * pairs, dtype=np.int64)
+        for k in range(pairs):
+            both = np.flatnonzero(batch.action_mask[2 * k] & batch.action_mask[2 * k + 1])
+            if not live[k] or len(both) == 0:
+                live[k] = False
+                actions[2 * k] = venv.legal_actions(2 * k)[0] if venv.legal_actions(2 * k) else 0
+                actions[2 * k + 1] = (
+                    venv.legal_actions(2 * k + 1)[0] if venv.legal_actions(2 * k + 1) else 0
+                )
+                continue
+            action = int(rng.choice(both))
+            actions[2 * k] = actions[2 * k + 1] = action
+            if action - card_base in swapped[k]:
+                live[k] = False  # from here the deals may show
+        batch = venv.step(actions)
+        for k in range(pairs):
+            if batch.terminated[2 * k] or batch.truncated[2 * k]:
+                live[k] = False
+        if not any(live):
+            break
+    assert compared > 100

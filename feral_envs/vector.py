@@ -286,6 +286,14 @@ class VectorEnv:
         self.engine.observe_batch(self.rows, np.ascontiguousarray(seats), obs)
         return obs.reshape(self.num_envs, *self.obs_shape)
 
+    def scores(self) -> np.ndarray:
+        """Every game's team scores, ``(num_envs, 2)`` int64 in team order, as the AEC env's
+        ``scores`` gives them (zeros in a game that keeps no score); a finished game's until
+        it restarts."""
+        out = np.empty((self.num_envs, 2), dtype=np.int64)
+        self.engine.scores_batch(self.rows, out)
+        return out
+
     def status(self) -> tuple[np.ndarray, np.ndarray]:
         """``(terminated, truncated)`` of every game as it stands."""
         term = np.empty(self.num_envs, dtype=bool)

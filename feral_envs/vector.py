@@ -32,7 +32,8 @@ seat that would act there: the last to act; its mask is all zeros). The next ``s
 that game instead of playing: its action is ignored (any value is accepted, ``random_actions``
 gives 0), its rewards are 0, and the batch shows the new game's first decision. The new game
 draws from the same game's random stream, so it too depends only on the seed. Use
-:meth:`VectorEnv.observe` to read the final observation from any seat's view before stepping.
+:meth:`VectorEnv.observe` to read the final observation from any seat's view before stepping,
+and :meth:`VectorEnv.scores` the final team scores (the AEC env's ``scores``).
 
 Arrays returned are new on every call (keep them freely). Bad input raises ``ValueError``
 naming the game index, the action and the legal ones, and changes no game.

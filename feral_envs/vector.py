@@ -22,7 +22,8 @@ seat that would act there: the last to act; its mask is all zeros). The next ``s
 that game instead of playing: its action is ignored (any value is accepted, ``random_actions``
 gives 0), its rewards are 0, and the batch shows the new game's first decision. The new game
 draws from the same game's random stream, so it too depends only on the seed. Use
-:meth:`VectorEnv.observe` to read the final observation from any seat's view before stepping.
+:meth:`VectorEnv.observe` to read the final observation from any seat's view before stepping,
+and :meth:`VectorEnv.scores` the final team scores (the AEC env's ``scores``).
 
 Arrays returned are new on every call (keep them freely). Bad input raises ``ValueError``
 naming the game index, the action and the legal ones, and changes no game.
@@ -297,6 +298,14 @@ class VectorEnv:
         obs = np.empty((self.num_envs, int(np.prod(self.obs_shape))), dtype=self.obs_dtype)
         self.engine.observe_batch(self.rows, np.ascontiguousarray(seats), obs)
         return obs.reshape(self.num_envs, *self.obs_shape)
+
+    def scores(self) -> np.ndarray:
+        """Every game's team scores, ``(num_envs, 2)`` int64 in team order, as the AEC env's
+        ``scores`` gives them (zeros in a game that keeps no score); a finished game's until
+        it restarts."""
+        out = np.empty((self.num_envs, 2), dtype=np.int64)
+        self.engine.scores_batch(self.rows, out)
+        return out
 
     def status(self) -> tuple[np.ndarray, np.ndarray]:
         """``(terminated, truncated)`` of every game as it stands."""

@@ -200,6 +200,7 @@ def test_slot_i_plays_the_aec_game_of_seed_s_plus_i(game, keywords):
     for i, env in enumerate(envs):
         env.reset(seed=seed + i)
     batch = venv.reset()
+    assert venv.scores().tolist() == [list(env.unwrapped.scores.values()) for env in envs]
     live = [True] * n
     steps = 0
     while any(live):
@@ -226,6 +227,7 @@ def test_slot_i_plays_the_aec_game_of_seed_s_plus_i(game, keywords):
             assert np.array_equal(batch.rewards[i], np.float32(expected)), (i, steps)
             done = any(env.terminations.values()) or any(env.truncations.values())
             assert bool(batch.terminated[i] or batch.truncated[i]) == done
+            assert venv.scores()[i].tolist() == list(env.unwrapped.scores.values())
             live[i] = not done
     assert steps > 50
 

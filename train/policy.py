@@ -42,6 +42,7 @@ import json
 import os
 import pickle
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +145,13 @@ def network(
 class Actor:
     """A frozen policy network for play: ``logits(obs)`` for a batch; ``act(obs, masks,
     rng)`` picks legal actions, sampling from the masked softmax (Gumbel-max with ``rng``)
-    or, if ``deterministic``, the most likely. ``weights()`` gives its SB3 state dict."""
+    or, if ``deterministic``, the most likely. ``weights()`` gives its SB3 state dict.
+
+    ``act_rows(obs, masks, rngs)`` plays many games at once, each row exactly as ``act``
+    plays it alone (a batch of one, with that row's generator): its logits from
+    ``logits_rows``, bit for bit those of the row alone. ``logits`` of a whole batch may
+    round differently (a BLAS product of many rows is not the same sums as one row's), so
+    batched play that must replay the one-game choices uses ``act_rows``."""
 
     network = ""
     trunk: tuple[int, ...] = ()
@@ -154,6 +161,11 @@ class Actor:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def logits_rows(self, obs: np.ndarray) -> np.ndarray:
+        """The logits of each row exactly as ``logits(obs[i : i + 1])`` gives them (this
+        default computes them so; a network that can batch them unchanged overrides it)."""
+        return np.concatenate([self.logits(obs[i : i + 1]) for i in range(len(obs))])
 
     def weights(self) -> dict[str, np.ndarray]:
         raise NotImplementedError
@@ -166,10 +178,29 @@ class Actor:
         deterministic: bool = False,
     ) -> np.ndarray:
         logits = self.logits(obs)
-        if not deterministic:
-            logits += rng.gumbel(size=logits.shape).astype(np.float32)
-        logits[~masks.astype(bool)] = -np.inf
-        return logits.argmax(axis=1)
+        noise = None if deterministic else rng.gumbel(size=logits.shape)
+        return _pick(logits, masks, noise)
+
+    def act_rows(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        rngs: list[np.random.Generator],
+        deterministic: bool = False,
+    ) -> np.ndarray:
+        """Row ``i``'s action exactly as ``act(obs[i : i + 1], masks[i : i + 1], rngs[i])``."""
+        logits = self.logits_rows(obs)
+        n = logits.shape[1]
+        noise = None if deterministic else np.stack([rng.gumbel(size=n) for rng in rngs])
+        return _pick(logits, masks, noise)
+
+
+def _pick(logits: np.ndarray, masks: np.ndarray, noise: np.ndarray | None) -> np.ndarray:
+    """The legal action of largest ``logits + noise`` (``noise`` None: of largest logit)."""
+    if noise is not None:
+        logits += noise.astype(np.float32)
+    logits[~masks.astype(bool)] = -np.inf
+    return logits.argmax(axis=1)
 
 
 def weight_pair(weights: dict[str, Any], name: str) -> tuple[Any, Any]:
@@ -256,12 +287,26 @@ class ActorMLP(Actor):
         return out
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
+        return self._forward(obs, np.matmul)
+
+    def logits_rows(self, obs: np.ndarray) -> np.ndarray:
+        return self._forward(obs, _matmul_rows)
+
+    def _forward(self, obs: np.ndarray, matmul: Any) -> np.ndarray:
         x = obs.reshape(len(obs), -1).astype(np.float32, copy=False)
         x = np.copysign(np.log1p(np.abs(x)), x)
         for w, b in self.layers[:-1]:
-            x = np.tanh(x @ w + b)
+            x = np.tanh(matmul(x, w) + b)
         w, b = self.layers[-1]
-        return x @ w + b
+        return matmul(x, w) + b
+
+
+def _matmul_rows(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w`` with each row computed as a matrix of one row (numpy gives each matrix of a
+    stack the BLAS call it gives that matrix alone: a vector-matrix product for one row,
+    where a matrix of many rows is one matrix product, rounded otherwise). The elementwise
+    steps around it give each entry the same result wherever it lies in the batch."""
+    return (x[:, None, :] @ w)[:, 0]
 
 
 def policy_meta(
@@ -450,10 +495,23 @@ class AdvisedActor(Actor):
         deterministic: bool = False,
     ) -> np.ndarray:
         masks = masks.astype(bool)
-        inputs = np.stack(
+        return self.inner.act(self._advised(obs, masks), masks, rng, deterministic)
+
+    def act_rows(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        rngs: list[np.random.Generator],
+        deterministic: bool = False,
+    ) -> np.ndarray:
+        masks = masks.astype(bool)
+        return self.inner.act_rows(self._advised(obs, masks), masks, rngs, deterministic)
+
+    def _advised(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Each observation followed by its advice, the network's input."""
+        return np.stack(
             [self.advisor.augment(o, m) for o, m in zip(obs, masks, strict=True)]
         ).astype(np.float32)
-        return self.inner.act(inputs, masks, rng, deterministic)
 
 
 class PPOPolicy:
@@ -461,6 +519,8 @@ class PPOPolicy:
 
     It samples from the masked policy distribution with its own seeded generator, as the
     learner did while training (``deterministic=True``: always the most likely action).
+    It is also an ``agents`` BatchPolicy: one network call for all the lanes asking, each
+    lane with its own generator (:meth:`Actor.act_rows`).
     """
 
     def __init__(
@@ -474,6 +534,7 @@ class PPOPolicy:
         self.actor, self.meta, self.spec, self.deterministic = actor, meta, spec, deterministic
         self.name = spec
         self.rng = np.random.default_rng(seed)
+        self.lane_rngs: list[np.random.Generator] = []
 
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
@@ -481,6 +542,17 @@ class PPOPolicy:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         masks = np.asarray(action_mask, dtype=bool)[None]
         return int(self.actor.act(observation[None], masks, self.rng, self.deterministic)[0])
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        self.lane_rngs = [np.random.default_rng(seed) for seed in seeds]
+
+    def act_lanes(
+        self, lanes: np.ndarray, observations: np.ndarray, action_masks: np.ndarray
+    ) -> np.ndarray:
+        rngs = [self.lane_rngs[lane] for lane in lanes]
+        masks = np.asarray(action_masks, dtype=bool)
+        actions = self.actor.act_rows(observations, masks, rngs, self.deterministic)
+        return actions.astype(np.int64)
 
 
 def load_ppo_policy(path: str, game: str, seed: int, keywords: dict[str, Any]) -> PPOPolicy:

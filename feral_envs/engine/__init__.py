@@ -22,7 +22,7 @@ What each game's ``engine`` module provides (the same names in every game):
   ``status(row) -> (terminated, truncated, winner)``, ``score(row, team)``;
 * batch kernels over ``rows`` (``prange`` over the games), used by
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
-  ``first_illegal``, ``observe_batch``.
+  ``first_illegal``, ``observe_batch``, ``masks_batch``, ``scores_batch``.
 """
 
 import os

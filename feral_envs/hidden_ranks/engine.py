@@ -660,6 +660,13 @@ def masks_batch(rows, masks):
         legal_mask(rows[i], masks[i])
 
 
+@njit(cache=True)
+def scores_batch(rows, out):
+    for i in range(rows.shape[0]):  # two reads a game: threads would cost more
+        out[i, 0] = score(rows[i], 0)
+        out[i, 1] = score(rows[i], 1)
+
+
 @njit(cache=True, parallel=True)
 def random_batch(rows, rng_rows, out):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the

@@ -835,6 +835,13 @@ def masks_batch(rows, masks):
 
 
 @njit(cache=True)
+def scores_batch(rows, out):
+    for i in range(rows.shape[0]):  # two reads a game: threads would cost more
+        out[i, 0] = score(rows[i], 0)
+        out[i, 1] = score(rows[i], 1)
+
+
+@njit(cache=True)
 def _random_legal(row, rng_row):
     """A uniform legal action: the k-th legal one, k = below(rng_row, number legal)."""
     bits = _legal_bits(row)

@@ -1,15 +1,15 @@
-"""One card encoding and the trick machinery that both card games share.
+"""One card encoding that both card games share, and who wins a trick.
 
 A deck is a table indexed by card id (``0 .. n-1``): each card's name, its suit and its
 *power*, the order in which cards of one suit beat each other. Cards that can never win a
 trick (Lost Ranks' Jacks and Spy) have power ``CANNOT_WIN``; a card that belongs to no suit
 (the Spy) has suit ``NO_SUIT``. A hand is a boolean mask over card ids, a trick a short list
-of card ids in play order. The rules cores keep only such arrays and integers: no card objects.
+of card ids in play order: no card objects.
 
 The per-game differences live in the deck tables, not in code: Lost Heir's 0 cards are plain
 low cards of their city (power 0), Lost Ranks' Jacks follow suit but cannot win, and its Spy
-has neither suit nor power. Both games then find legal follows with :func:`follow_mask` and
-trick winners with :func:`trick_winner`.
+has neither suit nor power. The compiled engines (``feral_envs.<game>.engine``) play the
+tricks; :func:`trick_winner` reads a trick for the heuristic bot and the terminal app.
 """
 
 from __future__ import annotations
@@ -31,21 +31,12 @@ NO_WINNER = -1
 
 @dataclass(frozen=True)
 class Deck:
-    """The fixed table of one game's cards.
-
-    ``suit`` and ``power`` exist twice: as numpy arrays for whole-hand masks and as tuples for
-    the scalar look-ups of the per-step hot path (a tuple index is several times faster than a
-    numpy scalar index). Both are built here from the same lists, so they cannot disagree.
-    """
+    """The fixed table of one game's cards."""
 
     names: tuple[str, ...]
     suit_names: tuple[str, ...]
-    suit_of: tuple[int, ...]
-    power_of: tuple[int, ...]
-    suit: np.ndarray = field(repr=False)  # (n,) int8: suit index, NO_SUIT for none
-    power: np.ndarray = field(repr=False)  # (n,) int8: higher beats lower, CANNOT_WIN never wins
-    suit_masks: np.ndarray = field(repr=False)  # (n_suits, n) bool: cards of each suit
-    suit_rows: tuple[np.ndarray, ...] = field(repr=False)  # the rows of suit_masks, as views
+    suit_of: tuple[int, ...]  # suit index of each card, NO_SUIT for none
+    power_of: tuple[int, ...]  # higher beats lower within a suit, CANNOT_WIN never wins
     _index: dict[str, int] = field(repr=False)
 
     @classmethod
@@ -60,17 +51,11 @@ class Deck:
             raise ValueError("names, suits and powers must have one entry per card")
         if len(set(names)) != len(names):
             raise ValueError("card names must be distinct")
-        suit = np.asarray(suits, dtype=np.int8)
-        masks = np.stack([suit == s for s in range(len(suit_names))])
         return cls(
             names=tuple(names),
             suit_names=tuple(suit_names),
             suit_of=tuple(int(s) for s in suits),
             power_of=tuple(int(p) for p in powers),
-            suit=suit,
-            power=np.asarray(powers, dtype=np.int8),
-            suit_masks=masks,
-            suit_rows=tuple(masks),
             _index={name: i for i, name in enumerate(names)},
         )
 
@@ -96,32 +81,6 @@ class Deck:
     def hand_names(self, hand: np.ndarray) -> list[str]:
         """Names of the cards in a boolean hand mask, in card-id order."""
         return [self.names[i] for i in np.flatnonzero(hand)]
-
-
-def follow_mask(
-    hand: np.ndarray,
-    led_suit: int,
-    deck: Deck,
-    suit_masks: np.ndarray | Sequence[np.ndarray] | None = None,
-) -> np.ndarray:
-    """Cards of ``hand`` that may be played to a trick whose led suit is ``led_suit``.
-
-    A player holding a card of the led suit must play one; a player void in it (or facing a
-    trick with no led suit) may play any card. Game-specific limits (Lost Ranks' Spy) are
-    applied by the caller on top of this.
-
-    ``hand`` is a bool mask over card ids, or any 0/1 array in another layout (such as a
-    game's action ids) with ``suit_masks[suit]`` the cards of each suit in that same layout
-    and dtype (default ``deck.suit_masks``); the result is a new array in that layout. The
-    masks are bool or integer arrays; a tuple of rows indexes faster than a 2-D array.
-    """
-    if led_suit == NO_SUIT:
-        return hand.copy()
-    same = hand & (deck.suit_rows if suit_masks is None else suit_masks)[led_suit]
-    # Whether any card of the led suit is held, as a count of zero bytes (an integer or bool
-    # element is 0 exactly when all its bytes are): the same test as same.any(), about 10x
-    # faster on these short arrays, and 2-3x faster than np.count_nonzero.
-    return same if same.tobytes().count(0) != same.nbytes else hand.copy()
 
 
 def trick_winner(trick: Sequence[int], led_suit: int, trump: int, deck: Deck) -> int:

@@ -1,10 +1,13 @@
-"""The interface between a game's pure rules core and everything built on it.
+"""The interface between a game's rules and everything built on it.
 
-Every game package exposes ``CORE``, a :class:`GameCore`: plain functions over the game's
-state (a small dataclass of numpy arrays and integers, see each ``rules.py``). The PettingZoo
-wrapper (:mod:`feral_envs.table_env`), the bots and the batched training env (``train/``) all
-drive games through it, so that no rule is written twice and many games can be stepped at once
-without PettingZoo in the loop.
+Every game package exposes ``CORE``, a :class:`GameCore`: plain functions over a game. Each
+game's ``CORE`` is built by :func:`feral_envs.engine.game.engine_core` over its compiled
+engine (``feral_envs/<game>/engine.py``), the one implementation of its rules; a game is then
+a :class:`~feral_envs.engine.game.Game`, an int32 state row whose fields read by name. The
+PettingZoo wrapper (:mod:`feral_envs.table_env`), the bots and the batched training env
+(``train/``) all drive games through it, so that no rule is written twice and many games can
+be stepped at once without PettingZoo in the loop. (The tests' toy games are ``GameCore`` s of
+plain Python functions.)
 
 Conventions:
 
@@ -31,7 +34,7 @@ DRAW = -1
 
 @dataclass(frozen=True)
 class GameCore:
-    """The functions and sizes of one game's rules core (see the module docstring)."""
+    """The functions and sizes of one game's rules (see the module docstring)."""
 
     name: str
     """Game name, as ``feral_envs.make`` takes it (``"lost_heir"``)."""
@@ -72,7 +75,8 @@ class GameCore:
     view), for ``render_mode="rgb_array"``; None for a game without pictures."""
     engine: Any = None
     """The game's compiled engine module (``feral_envs.<game>.engine``) whose kernels these
-    functions call (:func:`feral_envs.engine.game.engine_core`); None for a pure-Python core."""
+    functions call (:func:`feral_envs.engine.game.engine_core`); None for a core of plain
+    Python functions (the tests' toy games)."""
 
     @property
     def n_seats(self) -> int:

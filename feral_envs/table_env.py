@@ -1,9 +1,9 @@
 """The PettingZoo AEC wrapper that all three games share.
 
-Each game keeps its rules in a pure core (``<game>/rules.py``: a state of numpy arrays and
-integers, functions over it, no PettingZoo) and its encodings in ``<game>/encoding.py``, both
-exposed as one :class:`~feral_envs.core.GameCore`. Its ``env.py`` subclasses
-:class:`TableEnv` with that core and the game's keywords. Everything that is the same for
+Each game's rules run on its compiled engine (``<game>/engine.py``: numba kernels over one
+int32 state row, no PettingZoo), with its keywords in ``<game>/rules.py`` and its encodings in
+``<game>/encoding.py``, all exposed as one :class:`~feral_envs.core.GameCore`. Its ``env.py``
+subclasses :class:`TableEnv` with that core and the game's keywords. Everything that is the same for
 every game lives here once: agent bookkeeping, reward modes, illegal-action errors that leave
 the env untouched, the terminal dead steps, observation dicts and render-mode checks.
 
@@ -184,7 +184,8 @@ class TableEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = np.random.default_rng(seed) if seed is not None else self.np_random
-        if self.core.engine is None:  # a pure-Python core draws from the generator itself
+        if self.core.engine is None:  # a core without an engine (a test's toy game) draws
+            # from the generator itself
             source = rng
         elif seed is not None:
             source = seed_words(seed)  # the game of feral_envs.vector's slot of this seed

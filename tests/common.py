@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import itertools
 
@@ -50,3 +51,22 @@ def game_keyword_params() -> list:
 def random_action(obs: dict, rng: np.random.Generator) -> int:
     legal = np.flatnonzero(obs["action_mask"])
     return int(legal[rng.integers(len(legal))])
+
+
+_FIELD_TYPES = {"np.ndarray": np.ndarray, "int": int, "bool": bool, "list": list, "tuple": tuple}
+
+
+def assert_field_types(state) -> None:
+    """Every field of a decoded view (a game's ``rules.State``) has the type its annotation
+    names: ``np.ndarray``, ``list[int]`` and ``tuple[int, ...]`` (of plain ints), ``bool``,
+    and ``int`` (never a bool: a bool field is annotated ``bool``); others are not checked."""
+    for field in dataclasses.fields(state):
+        value = getattr(state, field.name)
+        expected = _FIELD_TYPES.get(field.type.split("[")[0].split(" |")[0])
+        if expected is None:
+            continue
+        assert isinstance(value, expected), (field.name, type(value))
+        if expected is int:
+            assert not isinstance(value, bool), field.name
+        if expected in (list, tuple):
+            assert all(type(v) is int for v in value), field.name

@@ -86,8 +86,8 @@ def layout_fingerprint(core: GameCore) -> str:
     """A hash of the observation and action encoding of ``core``.
 
     It covers the observation shape, the action count and every named :class:`Layout` of the
-    module that defines ``core.observe`` (the game's ``encoding.py``), so a network trained on
-    one layout is refused on another even when the sizes happen to agree.
+    game's encoding module (:func:`encoding_module`), so a network trained on one layout is
+    refused on another even when the sizes happen to agree.
     """
     parts = [f"obs={tuple(core.obs_shape)}", f"actions={core.n_actions}"]
     module = encoding_module(core)

@@ -1,8 +1,8 @@
 """A :class:`~feral_envs.core.GameCore` over a game's compiled engine.
 
 The PettingZoo env, the bots, training and the tests drive every game through its
-``GameCore``; :func:`engine_core` gives one whose functions step the compiled engine, so all
-of them run on the one implementation of the rules. A game is then a :class:`Game`: its
+``GameCore``; :func:`engine_core` builds it from the game's description and its compiled
+engine, whose kernels are the one implementation of the rules. A game is then a :class:`Game`: its
 int32 state row and nothing else that matters (a clone is a copy of the row).
 
 For what reads a game as named fields (the text and picture views, the terminal app, tests),
@@ -13,7 +13,6 @@ the row has changed since the last read.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -84,10 +83,20 @@ def stream_words(source: Any) -> np.ndarray:
 
 
 def engine_core(
-    core: GameCore, engine: ModuleType, decode: Callable[[np.ndarray, Any], Any]
+    engine: ModuleType,
+    decode: Callable[[np.ndarray, Any], Any],
+    *,
+    render_ansi: Callable[[Any, int | None], str],
+    render_rgb: Callable[[Any, int | None], np.ndarray] | None = None,
+    **description: Any,
 ) -> GameCore:
-    """``core`` with its rules functions replaced by ``engine``'s kernels; ``decode(row,
-    config)`` gives the named fields that names, text and pictures read."""
+    """The :class:`GameCore` of a game on its compiled ``engine``.
+
+    ``description`` is what is not a rule: the other fields of ``GameCore`` (``name``,
+    ``agents``, ``team_names``, ``make_config``, the naming functions, the keyword and reset
+    option sets). The sizes, the teams and every rules function come from the engine; a game
+    is a :class:`Game`, whose named fields ``decode(row, config)`` gives, and ``render_ansi`` /
+    ``render_rgb`` draw those fields (the decoded view)."""
     n_actions, obs_size, obs_shape = engine.N_ACTIONS, engine.OBS_SIZE, tuple(engine.OBS_SHAPE)
     legal, apply_, observe_ = engine.legal_mask, engine.apply, engine.observe
     to_act, status_, score = engine.to_act, engine.status, engine.score
@@ -118,10 +127,12 @@ def engine_core(
     def scores(game: Game) -> np.ndarray:
         return np.array([score(game.row, 0), score(game.row, 1)], dtype=np.int64)
 
-    old_render_ansi, old_render_rgb = core.render_ansi, core.render_rgb
-    return dataclasses.replace(
-        core,
-        engine=engine,
+    core = GameCore(
+        **description,
+        team_of_seat=tuple(int(team) for team in engine.TEAM_OF_SEAT),
+        n_actions=n_actions,
+        obs_shape=obs_shape,
+        obs_dtype=np.float32,
         new_game=new_game,
         seat_to_act=lambda game: int(to_act(game.row)),
         legal_mask=legal_mask,
@@ -129,6 +140,10 @@ def engine_core(
         observe=observe,
         scores=scores,
         status=status,
-        render_ansi=lambda game, seat: old_render_ansi(game.view, seat),
-        render_rgb=None if old_render_rgb is None else lambda g, seat: old_render_rgb(g.view, seat),
+        render_ansi=lambda game, seat: render_ansi(game.view, seat),
+        render_rgb=None if render_rgb is None else lambda g, seat: render_rgb(g.view, seat),
+        engine=engine,
     )
+    if core.n_seats != engine.N_SEATS:
+        raise ValueError(f"{core.name}: {core.n_seats} agents, the engine has {engine.N_SEATS}")
+    return core

@@ -106,11 +106,11 @@ def permutation(row, n, out):
 
 
 class StreamGenerator:
-    """The part of ``np.random.Generator`` the old pure-Python rules cores call
-    (``integers(n)``, ``permutation(n or array)``), drawn from a state row's stream.
+    """The part of ``np.random.Generator`` that draws from a state row's stream, in the
+    engine's own way (``integers(n)``, ``permutation(n or array)``).
 
-    It lets a differential test drive an old core and the compiled engine from the same
-    words, so that both deal the same cards."""
+    A test predicts with it what a game of given stream words deals; it drove the old
+    pure-Python cores from the engine's stream when the golden fixtures were recorded."""
 
     def __init__(self, words: np.ndarray) -> None:
         self.row = np.array(words, dtype=np.int32).copy()

@@ -5,7 +5,8 @@ is plane ``p`` at the observer's ego square ``10 * r + c``, i.e. ``r`` counts ro
 observer's own back row (``r = 0``) toward the enemy, ``c`` counts columns from the
 observer's left. For gold that is square ``(column c, row r + 1)``; for silver the board is
 turned 180 degrees (``r = 0, c = 0`` is j10). :data:`OBS` (below) is the plane list, the one
-source for the code and for the table in ``docs/hidden_ranks.md``.
+source for the compiled engine, which writes the observation from its state row
+(:func:`feral_envs.hidden_ranks.engine.observe`), and for the table in ``docs/hidden_ranks.md``.
 
 Actions are in the same ego frame (see :mod:`feral_envs.hidden_ranks.rules`); their names
 are absolute squares: ``a1`` (a placement), ``b2-b7`` (a move).
@@ -13,34 +14,24 @@ are absolute squares: ``a1`` (a placement), ``b2-b7`` (a move).
 
 from __future__ import annotations
 
-import numpy as np
-
 from feral_envs.layout import Layout
 
 from .rules import (
     AGENTS,
     DIRECTION_NAMES,
-    LAKE,
     MAX_DISTANCE,
     MOVE_FROM,
     MOVE_TO,
-    MOVED_BIT,
     N_ACTIONS,
-    N_CODES,
     N_DIRECTIONS,
     N_HOME,
     N_PLACE,
     N_RANKS,
     OFF_BOARD,
-    OWNER_BIT,
-    PUBLIC_BIT,
-    RANK_BITS,
     RANK_NAMES,
     SETUP_ORDER,
-    SILVER,
     SQUARE_NAMES,
     SQUARE_OF_NAME,
-    Phase,
     State,
     _line,
     ego_square,
@@ -111,72 +102,6 @@ OBS = Layout(
 
 N_PLANES = OBS.size
 OBS_SHAPE = (10, 10, N_PLANES)
-OBS_DTYPE = np.float32
-N_SQUARE_PLANES = OBS.enemy_last_to.stop
-"""Planes before this one hold facts about squares; the rest are constant planes."""
-
-
-def _square_planes(seat: int, hide_enemy: bool) -> np.ndarray:
-    """``table[code]``: the per-square planes of a square holding ``code``, seen by ``seat``."""
-    table = np.zeros((N_CODES, N_PLANES), dtype=OBS_DTYPE)  # the other planes stay 0
-    table[LAKE, OBS.lake.start] = 1
-    for code in range(1, LAKE):
-        rank = code & RANK_BITS
-        if not 1 <= rank <= N_RANKS:
-            continue
-        row = table[code]
-        mine = bool(code & OWNER_BIT) == (seat == SILVER)
-        if mine:
-            row[OBS.my_rank.start + rank - 1] = 1
-            row[OBS.my_moved.start] = bool(code & MOVED_BIT)
-            row[OBS.my_public.start] = bool(code & PUBLIC_BIT)
-        elif not hide_enemy:
-            if code & PUBLIC_BIT:
-                row[OBS.enemy_rank.start + rank - 1] = 1
-            else:
-                row[OBS.enemy_unknown.start] = 1
-            row[OBS.enemy_moved.start] = bool(code & MOVED_BIT)
-    return table
-
-
-SQUARE_PLANES = np.stack(
-    [np.stack([_square_planes(seat, hide) for seat in (0, 1)]) for hide in (False, True)]
-)
-"""``SQUARE_PLANES[hide_enemy, seat, code]``: the observation row (all planes) of a square
-holding ``code``, seen by ``seat``, before the last-move and constant planes are filled in;
-enemy pieces are left out during the setup phase (neither player sees the other's setup)."""
-
-
-_TABLES = tuple(tuple(SQUARE_PLANES[hide, seat] for seat in (0, 1)) for hide in (0, 1))
-_CONST = N_SQUARE_PLANES  # constant planes are built apart, indexed from here
-_MY_REMOVED = slice(OBS.my_removed.start - _CONST, OBS.my_removed.stop - _CONST)
-_ENEMY_REMOVED = slice(OBS.enemy_removed.start - _CONST, OBS.enemy_removed.stop - _CONST)
-
-
-def observe(state: State, seat: int) -> np.ndarray:
-    """The observation of ``seat``: ``(10, 10, 71)`` float32, ego-centric (see :data:`OBS`)."""
-    board = state.board if seat == 0 else state.board[::-1]
-    in_setup = state.phase == Phase.SETUP
-    obs = _TABLES[in_setup][seat][board]  # a new (100, 71) array
-    last_from, last_to, shuttle = (
-        x.tolist() for x in (state.last_from, state.last_to, state.shuttle)
-    )
-    for who, start in ((seat, OBS.my_last_from.start), (1 - seat, OBS.enemy_last_from.start)):
-        if last_from[who] >= 0:
-            obs[ego_square(seat, last_from[who]), start] = 1
-            obs[ego_square(seat, last_to[who]), start + 1] = shuttle[who]
-    const = np.zeros(N_PLANES - _CONST, dtype=OBS_DTYPE)
-    const[_MY_REMOVED] = state.removed[seat]
-    const[_ENEMY_REMOVED] = state.removed[1 - seat]
-    if in_setup:
-        const[OBS.setup_phase.start - _CONST] = 1
-        order = SETUP_ORDER[state.config.mode]
-        placed = int(state.setup_next[seat])
-        if state.to_move == seat and placed < len(order):
-            const[OBS.my_next_piece.start - _CONST + order[placed] - 1] = 1
-    const[OBS.move_count.start - _CONST] = state.moves / state.config.max_moves
-    obs[:, _CONST:] = const
-    return obs.reshape(OBS_SHAPE)
 
 
 # --- action names -------------------------------------------------------------------------

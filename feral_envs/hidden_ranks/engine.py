@@ -1,12 +1,13 @@
-"""Hidden Ranks, compiled: the rules of :mod:`feral_envs.hidden_ranks.rules` as numba kernels
-over one int32 state row per game (see :mod:`feral_envs.engine` for the contract).
+"""Hidden Ranks, compiled: the game's rules, once, as numba kernels over one int32 state row
+per game (see :mod:`feral_envs.engine` for the contract), with the tables and keywords of
+:mod:`feral_envs.hidden_ranks.rules`.
 
-The row holds what the old :class:`~feral_envs.hidden_ranks.rules.State` holds, field for
-field (:data:`STATE`), with the same piece codes on the board; the legal mask is not stored
-but computed when asked for. Squares are absolute (gold's frame: ``a1 = 0``, ``j10 = 99``)
-unless named ego; a seat's ego square is ``_square(seat, ego)`` away (the board turned 180
-degrees for silver). Actions and observations are in the ego frame of the seat concerned,
-exactly as in :mod:`~feral_envs.hidden_ranks.encoding`.
+The row holds what :class:`~feral_envs.hidden_ranks.rules.State` (the decoded view) holds,
+field for field (:data:`STATE`), with the same piece codes on the board; the legal mask is
+not stored but computed when asked for. Squares are absolute (gold's frame: ``a1 = 0``,
+``j10 = 99``) unless named ego; a seat's ego square is ``_square(seat, ego)`` away (the board
+turned 180 degrees for silver). Actions and observations are in the ego frame of the seat
+concerned, exactly as in :mod:`~feral_envs.hidden_ranks.encoding`.
 
 One fact makes the move generator small: the legal distances of a piece in one direction are
 always ``1 .. reach`` (:func:`_reach`): 0 or 1 for most pieces, a Scout as far as the squares
@@ -14,7 +15,8 @@ before are empty, onto an empty or enemy square. The no-shuttling rule then take
 one action, the move that undoes the seat's last one.
 
 Randomness (random setups only) comes from the row's stream (``row[0:4]``, see
-:mod:`feral_envs.engine.rng`), drawn exactly as the old core draws from its generator.
+:mod:`feral_envs.engine.rng`), drawn as the old pure-Python core drew from its generator,
+which the golden fixture pins.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Hidden Ranks: the pure rules (``shared/rules/RULES.md``, section Hidden Ranks).
+"""Hidden Ranks: the board, pieces, action numbering, keywords and the tables of the rules
+(``shared/rules/RULES.md``, section Hidden Ranks), the ``reset`` option parser and the
+:class:`State` that names a game's fields. The rules' one implementation is the compiled engine
+(:mod:`feral_envs.hidden_ranks.engine`), which reads its move and strike tables from here.
 
 The board is one array of 100 piece codes, one byte per square (:data:`EMPTY`, :data:`LAKE`,
 or a piece: rank, owner and the two public facts about it, whether it has moved and whether
@@ -19,7 +22,7 @@ Actions (``N_ACTIONS = 40 + 100 * 4 * 9 = 3640``):
   ``distance`` squares (1..9) in ``direction`` (:data:`FORWARD` toward the enemy, then
   :data:`RIGHT`, :data:`BACK`, :data:`LEFT` as the mover sees them).
 
-Where ``RULES.md`` leaves a point open, this module decides, and ``docs/hidden_ranks.md``
+Where ``RULES.md`` leaves a point open, the engine decides, and ``docs/hidden_ranks.md``
 says so: the setup order, setup phase order (gold places all its army, then silver),
 what a position start knows, that the turn limit ends the game before the next player's
 no-legal-move check, and that random setups never wall in a whole army.
@@ -136,7 +139,7 @@ STRIKE = tuple(
     tuple(strike_result(a, d) if 1 <= a <= MARSHAL and d >= 1 else -1 for d in range(N_RANKS + 1))
     for a in range(N_RANKS + 1)
 )
-"""``STRIKE[striker][defender]``: :func:`strike_result` as a table for the hot path."""
+"""``STRIKE[striker][defender]``: :func:`strike_result` as a table (the engine's)."""
 
 # --- actions ------------------------------------------------------------------------------
 
@@ -168,15 +171,13 @@ def _line(ego_from: int, direction: int) -> list[int]:
 
 
 OFF_BOARD = N_SQUARES
-"""Marks a step off the board in the ego tables ``RAY``, ``NEIGHBOR`` and ``MOVE_TO``."""
+"""Marks a step off the board in the ego tables ``RAY`` and ``MOVE_TO``."""
 RAY = np.full((N_SQUARES, N_DIRECTIONS, MAX_DISTANCE), OFF_BOARD, dtype=np.intp)
 """``RAY[e, d, k]``: ego square at distance ``k + 1`` from ``e`` in direction ``d``."""
 for _e in range(N_SQUARES):
     for _d in range(N_DIRECTIONS):
         _squares = _line(_e, _d)
         RAY[_e, _d, : len(_squares)] = _squares
-NEIGHBOR = np.ascontiguousarray(RAY[:, :, 0])
-"""``NEIGHBOR[e, d]``: the ego square next to ``e`` in direction ``d`` (or ``OFF_BOARD``)."""
 MOVE_FROM = [e for e in range(N_SQUARES) for _ in range(N_DIRECTIONS * MAX_DISTANCE)]
 """Ego from-square of move ``action - N_PLACE``."""
 MOVE_TO = [int(t) for t in RAY.reshape(-1)]
@@ -191,7 +192,7 @@ MOVE_REVERSE = [
 ]
 """The action that moves back: ``to -> from`` (for the no-shuttling rule)."""
 
-# Tables of the vectorised move generator, in absolute squares for each seat: a step off the
+# Tables of the engine's move generator, in absolute squares for each seat: a step off the
 # board leads to a lake square instead, which is never empty and never entered, so the board
 # needs no sentinel.
 BLOCKED_SQUARE = LAKE_SQUARES[0]
@@ -202,8 +203,6 @@ def _absolute(seat: int, ego: np.ndarray) -> np.ndarray:
     return np.where(ego == OFF_BOARD, BLOCKED_SQUARE, squares)
 
 
-NEIGHBOR_OF = tuple(_absolute(seat, NEIGHBOR) for seat in (GOLD, SILVER))
-"""``NEIGHBOR_OF[seat][e, d]``: absolute square next to ``seat``'s ego square ``e``."""
 RAY_OF = tuple(_absolute(seat, RAY) for seat in (GOLD, SILVER))
 """``RAY_OF[seat][e, d, k]``: absolute square of ``RAY[e, d, k]`` for ``seat``."""
 
@@ -281,7 +280,10 @@ def make_config(**keywords: Any) -> Config:
 
 @dataclass
 class State:
-    """A game of Hidden Ranks. Squares are absolute (gold's frame) unless named ego."""
+    """A game of Hidden Ranks as named fields: the type of the decoded view of an engine row
+    (:func:`feral_envs.hidden_ranks.view.decode`, ``Game.view``), read by the text and picture
+    views, the terminal app, the bot's tests and training's shaping; nothing writes it. Squares
+    are absolute (gold's frame) unless named ego."""
 
     config: Config
     """The game keywords."""
@@ -311,8 +313,7 @@ class State:
     """(5,) int64: the last strike: square, striking seat, striker rank, defender rank,
     result (``ATTACKER_WINS`` ...); all -1 before the first."""
     mask: np.ndarray
-    """(3640,) int8: legal actions of ``to_move`` (all zero once the game is over); kept up
-    to date by every change, read by :func:`legal_mask`."""
+    """(3640,) int8: legal actions of ``to_move`` (all zero once the game is over)."""
     moves: int = 0
     """Single moves made in the play phase (the turn limit counts these)."""
     terminated: bool = False
@@ -323,185 +324,7 @@ class State:
     """Why the game ended (``END_FLAG`` ...)."""
 
 
-def _blank_state(config: Config) -> State:
-    board = np.zeros(N_SQUARES, dtype=np.uint8)
-    board[list(LAKE_SQUARES)] = LAKE
-    return State(
-        config=config,
-        board=board,
-        phase=Phase.SETUP,
-        to_move=GOLD,
-        setup_next=np.zeros(2, dtype=np.int64),
-        removed=np.zeros((2, N_RANKS), dtype=np.int64),
-        last_from=np.full(2, -1, dtype=np.int64),
-        last_to=np.full(2, -1, dtype=np.int64),
-        shuttle=np.zeros(2, dtype=np.int64),
-        reverse=np.full(2, -1, dtype=np.int64),
-        last_strike=np.full(5, -1, dtype=np.int64),
-        mask=np.zeros(N_ACTIONS, dtype=np.int8),
-    )
-
-
-# --- legal actions ------------------------------------------------------------------------
-
-
-def _setup_mask(state: State, seat: int) -> np.ndarray:
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    home = state.board[:N_HOME] if seat == GOLD else state.board[: -N_HOME - 1 : -1]
-    mask[:N_PLACE] = home == EMPTY
-    return mask
-
-
-def _play_mask(state: State, seat: int) -> np.ndarray:
-    """Legal moves of ``seat`` now, as if it were its turn (ego frame)."""
-    board = state.board
-    ego = board if seat == GOLD else board[::-1]
-    enter = CAN_ENTER[seat][board]
-    mask = np.zeros(N_ACTIONS, dtype=np.int8)
-    moves = mask[N_PLACE:].reshape(N_SQUARES, N_DIRECTIONS, MAX_DISTANCE)
-    moves[:, :, 0] = enter[NEIGHBOR_OF[seat]] & CAN_MOVE[seat][ego][:, None]
-    scouts = np.flatnonzero(IS_SCOUT[seat][ego])
-    if scouts.size:
-        # A Scout may go as far as the squares before are empty, onto an empty or enemy one.
-        rays = RAY_OF[seat][scouts]
-        legal = enter[rays]
-        legal[:, :, 1:] &= np.logical_and.accumulate(board[rays[:, :, :-1]] == EMPTY, axis=2)
-        moves[scouts] = legal
-    if state.shuttle[seat] >= 3:
-        mask[state.reverse[seat]] = 0
-    return mask
-
-
-MASKS = (_setup_mask, _play_mask)
-"""The legal-mask function of each phase (indexed by :class:`Phase`)."""
-
-
-def legal_mask(state: State) -> np.ndarray:
-    """Legal actions of the seat to act (a copy; all zero once the game is over)."""
-    return state.mask.copy()
-
-
-def seat_to_act(state: State) -> int:
-    return state.to_move
-
-
-def _refresh_mask(state: State) -> None:
-    state.mask = MASKS[state.phase](state, state.to_move)
-
-
-# --- applying actions ---------------------------------------------------------------------
-
-
-def _apply_setup(state: State, action: int) -> None:
-    seat = state.to_move
-    order = SETUP_ORDER[state.config.mode]
-    index = int(state.setup_next[seat])
-    state.board[ego_square(seat, action)] = piece_code(seat, order[index])
-    state.setup_next[seat] = index + 1
-    if index + 1 < len(order):
-        state.mask[action] = 0
-        return
-    if seat == GOLD and state.setup_next[SILVER] < len(order):
-        state.to_move = SILVER
-        _refresh_mask(state)
-        return
-    _start_play(state, GOLD)
-
-
-def _apply_play(state: State, action: int) -> None:
-    seat = state.to_move
-    move = action - N_PLACE
-    origin, target = MOVE_FROM[move], MOVE_TO[move]
-    if seat == SILVER:
-        origin, target = N_SQUARES - 1 - origin, N_SQUARES - 1 - target
-    board = state.board
-    piece = int(board[origin]) | MOVED_BIT
-    if move % MAX_DISTANCE:  # more than one square: only a Scout can, and now all know it
-        piece |= PUBLIC_BIT
-    board[origin] = EMPTY
-    defender = int(board[target])
-    if defender == EMPTY:
-        board[target] = piece
-    else:
-        _strike(state, seat, piece, defender, target)
-    if action == state.reverse[seat]:
-        state.shuttle[seat] += 1
-    else:
-        state.shuttle[seat] = 1
-    state.reverse[seat] = MOVE_REVERSE[move]
-    state.last_from[seat] = origin
-    state.last_to[seat] = target
-    state.moves += 1
-    if state.terminated:
-        return
-    if state.moves >= state.config.max_moves:
-        _finish(state, DRAW, END_MOVE_LIMIT)
-        return
-    _start_turn(state, 1 - seat)
-
-
-def _strike(state: State, seat: int, piece: int, defender: int, square: int) -> None:
-    striker_rank, defender_rank = piece & RANK_BITS, defender & RANK_BITS
-    result = STRIKE[striker_rank][defender_rank]
-    state.last_strike[:] = (square, seat, striker_rank, defender_rank, result)
-    removed = state.removed
-    if result == DEFENDER_WINS:
-        removed[seat, striker_rank - 1] += 1
-        state.board[square] = defender | PUBLIC_BIT
-        return
-    removed[1 - seat, defender_rank - 1] += 1
-    if result == BOTH_REMOVED:
-        removed[seat, striker_rank - 1] += 1
-        state.board[square] = EMPTY
-        return
-    state.board[square] = piece | PUBLIC_BIT
-    if result == FLAG_TAKEN:
-        _finish(state, seat, END_FLAG)
-
-
-def _start_play(state: State, seat: int) -> None:
-    state.phase = Phase.PLAY
-    _start_turn(state, seat)
-
-
-def _start_turn(state: State, seat: int) -> None:
-    """Give ``seat`` the move, or end the game if it has no legal move."""
-    state.to_move = seat
-    _refresh_mask(state)
-    if state.mask.any():
-        return
-    if _play_mask(state, 1 - seat).any():
-        _finish(state, 1 - seat, END_NO_MOVE)
-    else:
-        _finish(state, DRAW, END_NEITHER_CAN_MOVE)
-
-
-def _finish(state: State, winner: int, end: int) -> None:
-    state.terminated = True
-    state.winner = winner
-    state.end = end
-    state.mask[:] = 0
-
-
-APPLY = (_apply_setup, _apply_play)
-"""The apply function of each phase (indexed by :class:`Phase`)."""
-
-
-def apply(state: State, action: int, rng: np.random.Generator | None = None) -> None:
-    """Play the legal ``action`` of the seat to act (no randomness after the start)."""
-    APPLY[state.phase](state, action)
-
-
-def status(state: State) -> tuple[bool, bool, int]:
-    """``(terminated, truncated, winner)``: the turn limit is a rule, so never truncated."""
-    return state.terminated, False, state.winner
-
-
-def scores(state: State) -> np.ndarray:
-    return np.zeros(2, dtype=np.int64)
-
-
-# --- new games ----------------------------------------------------------------------------
+# --- reset options ------------------------------------------------------------------------
 
 
 def _army_problem(side: str, ranks: list[int], army: dict[int, int], exact: bool) -> str | None:
@@ -565,19 +388,6 @@ def _validate_setup(seat: int, pieces: dict[int, int], mode: str) -> None:
         raise ValueError(f"setup for {side}: {problem} (mode={mode!r})")
 
 
-def _random_setup(state: State, seat: int, rng: np.random.Generator) -> None:
-    """Place ``seat``'s army on random home squares, never walling in the whole army."""
-    order = SETUP_ORDER[state.config.mode]
-    home = np.array([ego_square(seat, e) for e in range(N_HOME)])
-    while True:
-        squares = rng.permutation(home)[: len(order)]
-        state.board[home] = EMPTY
-        state.board[squares] = [piece_code(seat, rank) for rank in order]
-        if _play_mask(state, seat).any():
-            break
-    state.setup_next[seat] = len(order)
-
-
 @dataclass(frozen=True)
 class StartOptions:
     """The ``reset`` options, validated: what a new game starts from besides the stream."""
@@ -633,28 +443,3 @@ def _parse_position(config: Config, options: dict) -> StartOptions:
         AGENTS.index(to_move),
         f"position: {to_move}, to move, has no legal move: the game would be over",
     )
-
-
-def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
-    """A new game; ``options`` as ``reset`` takes them (validated first, ValueError)."""
-    start = parse_options(config, options)
-    state = _blank_state(config)
-    for seat, pieces in start.pieces.items():
-        for square, rank in pieces.items():
-            state.board[square] = piece_code(seat, rank)
-        state.setup_next[seat] = len(SETUP_ORDER[config.mode])
-    if start.position:
-        state.setup_next[:] = len(SETUP_ORDER[config.mode])
-    else:
-        for seat in (GOLD, SILVER):
-            if seat not in start.pieces and config.setup == "random":
-                _random_setup(state, seat, rng)
-        waiting = [seat for seat in (GOLD, SILVER) if state.setup_next[seat] == 0]
-        if waiting:
-            state.to_move = waiting[0]
-            _refresh_mask(state)
-            return state
-    _start_play(state, start.to_move)
-    if state.terminated:
-        raise ValueError(start.over_error)
-    return state

@@ -1,11 +1,11 @@
 """Hidden Ranks' state row as named fields: what the text and picture views, the terminal app
 and the scenario tests read (``Game.view``, see :mod:`feral_envs.engine.game`).
 
-:func:`decode` builds the rules state dataclass (:class:`~feral_envs.hidden_ranks.rules.State`)
-from a row of the compiled engine (:mod:`feral_envs.hidden_ranks.engine`), field for field;
-nothing here is a rule. The row keeps every field of the old state as it is (the board's piece
-codes, the per-seat counters, the last strike, the move count and the ending); only ``mask``
-is not stored, and is the engine's ``legal_mask`` of the position.
+:func:`decode` builds a :class:`~feral_envs.hidden_ranks.rules.State` from a row of the
+compiled engine (:mod:`feral_envs.hidden_ranks.engine`), field for field; nothing here is a
+rule. The row keeps every field of ``State`` as it is (the board's piece codes, the per-seat
+counters, the last strike, the move count and the ending); only ``mask`` is not stored, and
+is the engine's ``legal_mask`` of the position.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ def decode(row: np.ndarray, config: Config) -> State:
     """The game in ``row`` as the rules state's fields (new arrays; writing them changes
     nothing in the game).
 
-    Equal to the pure core's state, field for field, value and type: ``board`` uint8, the
-    per-seat counters and ``last_strike`` int64, ``phase`` a :class:`~rules.Phase`, the flags
-    bools, the rest ints. ``mask`` is the engine's ``legal_mask`` (int8, all zero once the game
-    is over), the value the pure core keeps up to date. ``config`` is the caller's: the row's
-    ``mode``, ``setup`` and ``max_moves`` entries are those keywords.
+    The fields' types: ``board`` uint8, the per-seat counters and ``last_strike`` int64,
+    ``phase`` a :class:`~rules.Phase`, the flags bools, the rest ints. ``mask`` is the
+    engine's ``legal_mask`` (int8, all zero once the game is over). ``config`` is the
+    caller's: the row's ``mode``, ``setup`` and ``max_moves`` entries are those keywords.
     """
     S = E.STATE
 

@@ -12,19 +12,15 @@ from it (``python -m feral_envs.docgen``):
   observer's own block (``own``), one block per seat in the order me, left, partner, right
   (``seat``), or one block per team in the order my team, their team (``team``).
 
-Speed: the rules keep ``state.rec``, the *record*: the same fields with seats and teams in
-absolute order (all four hands in it). ``observe(state, seat)`` is then a single gather,
-``state.rec[PERM[seat]]``, with ``PERM`` built here from the field declarations. The rules
-write ``rec`` where they change the matching state field; a test rebuilds every observation
-from the plain state fields and compares, step by step.
+The compiled engine writes the observation field by field from these declarations
+(:func:`feral_envs.lost_heir.engine.observe`); a test rebuilds every observation from the
+plain fields of the decoded view and compares, step by step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from feral_envs.cards import Deck
 from feral_envs.layout import Layout
@@ -127,10 +123,6 @@ class EgoField:
     @property
     def obs_size(self) -> int:
         return {"plain": 1, "own": 1, "seat": N_SEATS, "team": 2}[self.kind] * self.block
-
-    @property
-    def rec_size(self) -> int:
-        return {"plain": 1, "own": N_SEATS, "seat": N_SEATS, "team": 2}[self.kind] * self.block
 
 
 CARD_ORDER = "card id order T0 … T7, M0 … W7"
@@ -246,41 +238,7 @@ _FIELDS = (
 )
 
 OBS = Layout(*((f.name, f.obs_size, f.doc) for f in _FIELDS))
-"""The observation of one seat (``observe``), ego-centric."""
-REC = Layout(*((f.name, f.rec_size, f"{f.kind}: {f.doc}") for f in _FIELDS))
-"""The same fields in absolute seat and team order: the rules' ``state.rec``."""
-HAND_FIELDS_END = REC.boy.stop
-"""``rec[:HAND_FIELDS_END]`` holds this hand's fields: zeroed when a new hand is dealt."""
-
-
-def _perm() -> np.ndarray:
-    """``PERM[seat]``: for each observation index, the record index it is read from."""
-    perm = np.zeros((N_SEATS, OBS.size), dtype=np.intp)
-    for seat in range(N_SEATS):
-        parts = []
-        for f in _FIELDS:
-            start, b = getattr(REC, f.name).start, f.block
-            if f.kind == "plain":
-                blocks = [0]
-            elif f.kind == "own":
-                blocks = [seat]
-            elif f.kind == "seat":
-                blocks = [(seat + r) % N_SEATS for r in range(N_SEATS)]
-            else:
-                blocks = [seat % 2, 1 - seat % 2]
-            parts += [np.arange(start + i * b, start + (i + 1) * b) for i in blocks]
-        perm[seat] = np.concatenate(parts)
-    return perm
-
-
-PERM = _perm()
-PERM.flags.writeable = False
-_PERM_ROWS = tuple(PERM)  # indexing a tuple creates no view (rec.take measured slower)
-
-
-def observe(state: State, seat: int) -> np.ndarray:
-    """The observation of ``seat``: a new float32 array of ``OBS.size`` (see ``OBS``)."""
-    return state.rec[_PERM_ROWS[seat]]
+"""The observation of one seat, ego-centric."""
 
 
 # --------------------------------------------------------------------------------------

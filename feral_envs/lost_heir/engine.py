@@ -1,9 +1,9 @@
-"""Lost Heir, compiled: the rules of ``rules.py`` once more, as numba kernels over a state row.
+"""Lost Heir, compiled: the game's rules, once, as numba kernels over a state row.
 
 A game is one int32 row laid out by :data:`STATE` (see :mod:`feral_envs.engine` for the
 contract every game's engine follows). The row holds the random stream, the keywords and the
 game's fields in plain integers; the observation is not kept in the row but written from the
-fields by :func:`observe`, exactly as ``encoding.observe`` reads the old core's record.
+fields by :func:`observe`, field by field as ``encoding.OBS`` declares them.
 
 A hand's cards are the deal (``deal``: seat ``k // 8`` was dealt card ``deal[k]``) and the trick
 each card was played to (``trick_of_card``, -1 while held): a seat's hand, the cards it has
@@ -11,7 +11,7 @@ played and the card-trick table all follow from these two spans. Legal actions a
 as a bit set (bit ``a`` for action ``a``; 47 actions fit an int64), from which the mask, the
 legality check and the random legal action are all read: the rules of legality live once.
 
-``start`` (plain Python) validates the ``reset`` options with the old core's own parser
+``start`` (plain Python) validates the ``reset`` options with the game's parser
 (:func:`~feral_envs.lost_heir.rules.parse_options`); the kernels assume legal actions.
 """
 

@@ -18,9 +18,10 @@ from feral_envs.lost_heir.encoding import (
     CITY_NAMES,
     DECK,
     N_SEATS,
+    TAKE_A_LEAD,
     TEAMS,
 )
-from feral_envs.lost_heir.rules import NO_CALL, NOBODY, Phase, State, may_take_a_lead
+from feral_envs.lost_heir.rules import NO_CALL, NOBODY, Phase, State
 
 CITY_COLORS = (drawing.RED, drawing.BLUE, drawing.GREEN, drawing.PURPLE)
 """Colour of each city T M H W."""
@@ -100,7 +101,7 @@ def _footer(state: State) -> str:
         if state.terminated:
             return f"game over: {TEAMS[state.winner]} wins"
         return f"game over: stopped after {state.hands_played} hands (max_hands), no winner"
-    extra = " or take a lead" if may_take_a_lead(state) else ""
+    extra = " or take a lead" if state.mask[TAKE_A_LEAD] else ""
     return f"{AGENTS[state.to_act]} to act: {_PHASE_TEXT[Phase(state.phase)]}{extra}"
 
 

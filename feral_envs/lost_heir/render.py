@@ -10,9 +10,10 @@ from feral_envs.lost_heir.encoding import (
     CITY_NAMES,
     DECK,
     N_SEATS,
+    TAKE_A_LEAD,
     TEAMS,
 )
-from feral_envs.lost_heir.rules import NO_CALL, NOBODY, Phase, State, may_take_a_lead
+from feral_envs.lost_heir.rules import NO_CALL, NOBODY, Phase, State
 
 _PHASE_TEXT = {
     Phase.BID: "bidding",
@@ -107,6 +108,6 @@ def render_ansi(state: State, seat: int | None) -> str:
         else:
             lines.append(f"game over: truncated after {state.hands_played} hands, no winner")
     else:
-        extra = " (may take a lead)" if may_take_a_lead(state) else ""
+        extra = " (may take a lead)" if state.mask[TAKE_A_LEAD] else ""
         lines.append(f"{AGENTS[state.to_act]} to act: {_PHASE_TEXT[Phase(state.phase)]}{extra}")
     return "\n".join(lines)

@@ -1,8 +1,8 @@
 """Lost Heir's state row as named fields: what the text and picture views, the terminal app
 and the scenario tests read (``Game.view``, see :mod:`feral_envs.engine.game`).
 
-:func:`decode` builds the rules state dataclass (:class:`~feral_envs.lost_heir.rules.State`)
-from a row of the compiled engine, field for field; nothing here is a rule.
+:func:`decode` builds a :class:`~feral_envs.lost_heir.rules.State` from a row of the compiled
+engine, field for field; nothing here is a rule (the legal mask is the engine's).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from feral_envs.lost_heir import engine as E
-from feral_envs.lost_heir.encoding import CARD, N_ACTIONS, N_SEATS
+from feral_envs.lost_heir.encoding import N_ACTIONS, N_SEATS
 from feral_envs.lost_heir.rules import CARDS_PER_HAND, N_CARDS, Config, Phase, State
 
 
@@ -27,8 +27,6 @@ def decode(row: np.ndarray, config: Config) -> State:
     dealt = np.zeros((N_SEATS, N_CARDS), dtype=bool)
     dealt[np.arange(N_CARDS) // CARDS_PER_HAND, deal] = True
     hands = dealt & (trick_of_card < 0)
-    held = np.zeros((N_SEATS, N_ACTIONS), dtype=np.int8)
-    held[:, CARD:] = hands
     mask = np.zeros(N_ACTIONS, dtype=np.int8)
     E.legal_mask(row, mask)
 
@@ -41,7 +39,6 @@ def decode(row: np.ndarray, config: Config) -> State:
         dealer=one(S.dealer),
         to_act=one(S.to_act),
         hands=hands,
-        held=held,
         played=dealt & (trick_of_card >= 0),
         trick=_span(row, S.trick).astype(np.int8),
         trick_len=one(S.trick_len),
@@ -71,5 +68,4 @@ def decode(row: np.ndarray, config: Config) -> State:
         truncated=bool(one(S.truncated)),
         winner=one(S.winner),
         mask=mask,
-        rec=None,  # the old core's observation record: the engine writes observations itself
     )

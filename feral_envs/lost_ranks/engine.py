@@ -1,22 +1,22 @@
-"""Lost Ranks, compiled: the rules of :mod:`feral_envs.lost_ranks.rules` over one int32 row.
+"""Lost Ranks, compiled: the game's rules, once, as numba kernels over one int32 row.
 
-The same game as the pure-Python core, written again as small numba kernels over a *state
-row* (see :mod:`feral_envs.engine`): ``STATE`` names every entry. A row is a whole game (its
-random stream, its ``variant`` and its position), so a batch of games is a 2-D array, a clone
-is a copy, and the batch kernels step every game in one call.
+Small numba kernels over a *state row* (see :mod:`feral_envs.engine`); ``STATE`` names every
+entry, and the keywords, cards and reset options are :mod:`feral_envs.lost_ranks.rules`. A
+row is a whole game (its random stream, its ``variant`` and its position), so a batch of games
+is a 2-D array, a clone is a copy, and the batch kernels step every game in one call.
 
-Where the pure core keeps (4, 53) hand and play masks, the row keeps one entry per card:
-``holder`` (the seat holding it), ``played_by`` (the seat that played it this round) and
-``pile`` (where its trick sent it); the round's plays in order (``plays``) and each finished
-trick's winner (``trick_winners``) are kept as the pure core keeps them. The observation
-(``encoding.OBS``, float32 values bit for bit) is written straight from these into the
-caller's buffer; the voids a seat has shown are kept in the row (``voids_shown``) as the pure
-core's observer derives them from the plays.
+Where the decoded view (``rules.State``) has (4, 53) hand and play masks, the row keeps one
+entry per card: ``holder`` (the seat holding it), ``played_by`` (the seat that played it this
+round) and ``pile`` (where its trick sent it); the round's plays in order (``plays``) and each
+finished trick's winner (``trick_winners``) are kept as ``State`` has them. The observation
+(``encoding.OBS``, float32) is written straight from these into the caller's buffer; the voids
+a seat has shown are kept in the row (``voids_shown``), as an observer derives them from the
+plays.
 
-Randomness is drawn from the row's stream in exactly the order and form of the pure core
-(``rules.flip_trump_and_deal``: ``permutation(53)``, redrawn while a Jack or the Spy is on
-top; a given Trump Card: the other 52 cards shuffled), so that a pure core driven by
-``rng.StreamGenerator`` of the same words plays the same game.
+Randomness is drawn from the row's stream as the old pure-Python core drew it, which the
+golden fixture pins (``permutation(53)``, redrawn while a Jack or the Spy is on top; a given
+Trump Card: the other 52 cards shuffled): ``rng.StreamGenerator`` of the same words draws the
+same decks.
 """
 
 from __future__ import annotations

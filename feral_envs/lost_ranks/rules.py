@@ -1,15 +1,15 @@
-"""Lost Ranks: the pure rules (``shared/rules/RULES.md``, section Lost Ranks).
+"""Lost Ranks: the game's keywords, cards, constants and phases, its ``reset`` option parser and
+the :class:`State` that names its fields (the rules: ``shared/rules/RULES.md``, section Lost
+Ranks; their one implementation is the compiled engine, :mod:`feral_envs.lost_ranks.engine`).
 
 Four players in two armies (Red: seats 0 and 2; Black: seats 1 and 3) play rounds of 13
 tricks with a 53-card deck. Before each round a Trump Card is flipped (never dealt or
 played); every player then passes three cards (two to the partner, one to an enemy), and the
 tricks are played. Only two kinds of card score: an *Active* Jack (the Trump Card's colour)
 is worth +2 to the army that played it if that army also wins its trick, and the Spy is worth
-+2 (by variant) to the army that captures it. The first army to 18 wins; see :func:`_end_round`.
-
-Everything here is plain integers and small numpy arrays mutated in place; the per-step
-functions (``legal_mask``, ``apply``) allocate only the returned mask. The card table and the
-trick machinery are :mod:`feral_envs.cards` (shared with Lost Heir).
++2 (by variant) to the army that captures it. The first army to 18 wins (after round 6 the
+higher score wins; level scores bring one more round). The card table is
+:mod:`feral_envs.cards` (shared with Lost Heir).
 
 How the pass is sequenced (an AEC env needs one actor at a time): seat 0 makes its three
 choices, then seat 1, seat 2, seat 3; a seat's 1st and 2nd choices go to its partner, its 3rd
@@ -27,15 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from feral_envs.cards import (
-    CANNOT_WIN,
-    NO_CARD,
-    NO_SUIT,
-    NO_WINNER,
-    Deck,
-    follow_mask,
-    trick_winner,
-)
+from feral_envs.cards import CANNOT_WIN, NO_CARD, NO_SUIT, NO_WINNER, Deck
 from feral_envs.core import DRAW
 
 # ---------------------------------------------------------------------------------------------
@@ -80,10 +72,6 @@ N_CARDS = 53  # = 4 suits x 13 + the Spy
 SPY = 52
 JACKS = tuple(suit * 13 + JACK_RANK for suit in range(4))
 """Card ids of JS, JH, JD, JC."""
-INFANTRY_OF_SUIT = tuple(
-    tuple(suit * 13 + i for i in range(13) if i != JACK_RANK) for suit in range(4)
-)
-"""Per suit, the 12 Infantry card ids from the 2 up to the Ace."""
 
 HAND_SIZE = 13
 N_TRICKS = 13
@@ -105,8 +93,6 @@ class Phase(IntEnum):
     GAME_OVER = 2
 
 
-# The members as module constants for the per-step functions: an enum attribute lookup
-# (``Phase.PLAY``) costs about 150 ns, a global about 20.
 PASS, PLAY, GAME_OVER = Phase.PASS, Phase.PLAY, Phase.GAME_OVER
 
 
@@ -142,7 +128,8 @@ def make_config(variant: str = "standard") -> Config:
 
 
 def spy_points(variant: str, trump_colour: int) -> tuple[int, int]:
-    """Points for capturing the Spy, by army (red, black)."""
+    """Points for capturing the Spy, by army (red, black): what the heuristic bot plans with
+    (the engine scores with its own ``_spy_points``)."""
     if variant == "standard":
         return (2, 2)
     other = 0 if variant == "master_of_spies" else 1
@@ -155,7 +142,10 @@ def spy_points(variant: str, trump_colour: int) -> tuple[int, int]:
 
 @dataclass(eq=False)
 class State:
-    """One game of Lost Ranks. Seats are absolute (0-3); ``encoding.observe`` rotates them."""
+    """One game of Lost Ranks as named fields: the type of the decoded view of an engine row
+    (:func:`feral_envs.lost_ranks.view.decode`, ``Game.view``), read by the text and picture
+    views, the terminal app, determinization and tests; nothing writes it. Seats are absolute
+    (0-3); the observation rotates them."""
 
     config: Config
     scores: np.ndarray  # (2,) int64: game score by army (red, black), after finished rounds
@@ -208,15 +198,7 @@ class State:
     # 52 seats: who played plays[k]
     trick_results: list[int] = field(default_factory=lambda: [NO_WINNER] * N_TRICKS)
     # 13 seats: winner of each finished trick this round, NO_WINNER for a void trick
-    mask: np.ndarray | None = None  # legal_mask of this position once asked; apply clears it
-    obs_cache: Any = None
-    # the observations kept by ``encoding.observe`` (it rebuilds them when ``epoch``
-    # changes and catches up from ``pass_choice`` and ``plays``); the rules never read it,
-    # and a copied or pickled state starts without it
-
-
-def seat_to_act(state: State) -> int:
-    return state.to_act
+    mask: np.ndarray | None = None  # (53,) int8: the legal actions of the seat to act
 
 
 def partner(seat: int) -> int:
@@ -229,12 +211,12 @@ def pass_enemy(seat: int, round_number: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Starting a game and a round
+# The reset options
 
 
 class StartOptions(NamedTuple):
-    """``reset`` options, validated: what :func:`new_game` (and the compiled engine's
-    ``start``) build the first round from."""
+    """``reset`` options, validated: what the compiled engine's ``start`` builds the first
+    round from."""
 
     skip_pass: bool  # start == "play"
     round: int
@@ -262,17 +244,6 @@ def parse_options(options: dict) -> StartOptions:
     if "hands" in options:
         hands, trump = _parse_hands(options["hands"], trump)
     return StartOptions(start == "play", int(round_number), scores, tiebreaker, trump, hands)
-
-
-def new_game(config: Config, rng: np.random.Generator, options: dict) -> State:
-    """A new game; ``options`` are ``reset`` options (see ``docs/lost_ranks.md``), validated
-    completely before anything is built."""
-    start = parse_options(options)
-    state = State(config=config, scores=np.array(start.scores, dtype=np.int64))
-    state.round = start.round
-    state.tiebreaker = start.tiebreaker
-    _start_round(state, rng, start.trump, start.hands, skip_pass=start.skip_pass)
-    return state
 
 
 def _parse_scores(scores: Any) -> tuple[int, int]:
@@ -352,225 +323,3 @@ def _parse_hands(hands: Any, trump: int | None) -> tuple[np.ndarray, int]:
             "must hold the other 52 cards"
         )
     return masks, trump
-
-
-def flip_trump_and_deal(rng: np.random.Generator) -> tuple[int, np.ndarray]:
-    """Shuffle the 53 cards and flip the top one; a Jack or the Spy goes back, the deck is
-    reshuffled and flipped again. Returns the Trump Card and the other 52 in deal order."""
-    deck = rng.permutation(N_CARDS)
-    while deck[0] == SPY or deck[0] in JACKS:
-        deck = rng.permutation(N_CARDS)
-    return int(deck[0]), deck[1:]
-
-
-def _start_round(
-    state: State,
-    rng: np.random.Generator,
-    trump: int | None = None,
-    hands: np.ndarray | None = None,
-    skip_pass: bool = False,
-) -> None:
-    """Deal round ``state.round`` (from ``rng`` unless ``trump``/``hands`` are given)."""
-    state.mask = None
-    state.hands[:] = False
-    if hands is not None:
-        state.hands[:] = hands
-    else:
-        if trump is None:
-            trump, order = flip_trump_and_deal(rng)
-        else:
-            order = rng.permutation(np.delete(np.arange(N_CARDS), trump))
-        for seat in range(N_SEATS):
-            state.hands[seat, order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]] = True
-    state.epoch += 1
-    state.trump_card = trump
-    state.trump_suit = DECK.suit_of[trump]
-    state.trump_colour = SUIT_COLOUR[state.trump_suit]
-    state.active_jacks = tuple(
-        j for j in JACKS if SUIT_COLOUR[DECK.suit_of[j]] == state.trump_colour
-    )
-    state.spy_value = spy_points(state.config.variant, state.trump_colour)
-    state.pass_left = state.round % 2 == 1
-    state.pass_step = 0
-    state.pass_choice[:] = NO_CARD
-    state.pass_record[:] = False
-    state.trick[:] = [NO_CARD] * N_SEATS
-    state.n_in_trick = 0
-    state.led_suit = NO_SUIT
-    state.tricks_done = 0
-    state.played[:] = False
-    state.captured[:] = False
-    state.void_pile[:] = False
-    state.round_points[:] = [0, 0]
-    state.plays[:] = [NO_CARD] * N_PLAYS
-    state.play_seats[:] = [NO_CARD] * N_PLAYS
-    state.trick_results[:] = [NO_WINNER] * N_TRICKS
-    if skip_pass:
-        _start_play(state)
-    else:
-        state.phase = Phase.PASS
-        state.to_act = 0
-
-
-def _start_play(state: State) -> None:
-    """The holder of the lowest trump Infantry (not the Trump Card) must lead it."""
-    state.phase = Phase.PLAY
-    card = next(c for c in INFANTRY_OF_SUIT[state.trump_suit] if c != state.trump_card)
-    state.first_lead = card
-    state.leader = state.to_act = int(np.flatnonzero(state.hands[:, card])[0])
-
-
-# ---------------------------------------------------------------------------------------------
-# Legal actions
-
-
-def legal_mask(state: State) -> np.ndarray:
-    """int8 (53,) mask of the cards the seat to act may choose (pass) or play (a new array;
-    it is computed once per position: the env asks for it to observe and to check)."""
-    mask = state.mask
-    if mask is None:
-        mask = state.mask = _legal_mask(state)
-    return mask.copy()
-
-
-def _legal_mask(state: State) -> np.ndarray:
-    hand = state.hands[state.to_act]
-    if state.phase == PLAY:
-        if state.n_in_trick:
-            # Following: cards of the led suit (its Jack included) if any, else anything.
-            # The Spy has no suit, so it is excluded exactly when the player holds the suit.
-            return follow_mask(hand, state.led_suit, DECK).view(np.int8)
-        if state.first_lead != NO_CARD:
-            mask = np.zeros(N_CARDS, np.int8)
-            mask[state.first_lead] = 1
-            return mask
-        mask = hand.astype(np.int8)
-        if state.tricks_done < N_TRICKS - 1:
-            mask[SPY] = 0  # the Spy may lead only as the player's last card
-        return mask
-    if state.phase == PASS:
-        return hand.astype(np.int8)  # any card still held; received cards come later
-    return np.zeros(N_CARDS, np.int8)
-
-
-# ---------------------------------------------------------------------------------------------
-# Applying an action
-
-
-def apply(state: State, action: int, rng: np.random.Generator) -> None:
-    """Apply a legal ``action`` (a card id) of the seat to act; ``rng`` deals later rounds."""
-    state.mask = None
-    if state.phase == PASS:
-        _apply_pass(state, action)
-    else:
-        _apply_play(state, action, rng)
-
-
-def _apply_pass(state: State, card: int) -> None:
-    seat, step = state.to_act, state.pass_step
-    state.hands[seat, card] = False
-    state.pass_choice[seat, step] = card
-    state.pass_record[seat, TO_PARTNER if step < 2 else TO_ENEMY, card] = True
-    if step < PASS_SIZE - 1:
-        state.pass_step = step + 1
-        return
-    state.pass_step = 0
-    if seat < N_SEATS - 1:
-        state.to_act = seat + 1
-        return
-    _exchange(state)
-    _start_play(state)
-
-
-def _exchange(state: State) -> None:
-    """All choices made: the twelve cards change hands at once."""
-    for seat in range(N_SEATS):
-        to_partner, to_enemy = partner(seat), pass_enemy(seat, state.round)
-        first, second, third = (int(c) for c in state.pass_choice[seat])
-        state.hands[to_partner, first] = state.hands[to_partner, second] = True
-        state.hands[to_enemy, third] = True
-        state.pass_record[to_partner, FROM_PARTNER, first] = True
-        state.pass_record[to_partner, FROM_PARTNER, second] = True
-        state.pass_record[to_enemy, FROM_ENEMY, third] = True
-
-
-def _apply_play(state: State, card: int, rng: np.random.Generator) -> None:
-    seat, n = state.to_act, state.n_in_trick
-    state.hands[seat, card] = False
-    state.played[seat, card] = True
-    state.trick[n] = card
-    k = state.tricks_done * N_SEATS + n
-    state.plays[k] = card
-    state.play_seats[k] = seat
-    if n == 0:
-        state.led_suit = DECK.suit_of[card]  # NO_SUIT when the Spy leads
-        state.first_lead = NO_CARD
-    if n < N_SEATS - 1:
-        state.n_in_trick = n + 1
-        state.to_act = (seat + 1) % N_SEATS
-        return
-    _finish_trick(state)
-    if state.tricks_done == N_TRICKS:
-        _end_round(state, rng)
-
-
-def _finish_trick(state: State) -> None:
-    trick, leader = state.trick, state.leader
-    position = trick_winner(trick, state.led_suit, state.trump_suit, DECK)
-    # The four cards go to a pile one by one: indexing with the list would cost 5x more.
-    if position == NO_WINNER:
-        pile = state.void_pile  # nobody scores; the leader leads again
-        pile[trick[0]] = pile[trick[1]] = pile[trick[2]] = pile[trick[3]] = True
-        state.trick_results[state.tricks_done] = NO_WINNER
-    else:
-        winner = (leader + position) % N_SEATS
-        army = TEAM_OF_SEAT[winner]
-        pile = state.captured[army]
-        pile[trick[0]] = pile[trick[1]] = pile[trick[2]] = pile[trick[3]] = True
-        active_a, active_b = state.active_jacks
-        for pos, card in enumerate(trick):
-            if card == active_a or card == active_b:
-                if TEAM_OF_SEAT[(leader + pos) % N_SEATS] == army:  # a rescue
-                    state.round_points[army] += 2
-            elif card == SPY:
-                state.round_points[army] += state.spy_value[army]
-        state.leader = winner
-        state.trick_results[state.tricks_done] = winner
-    state.to_act = state.leader
-    trick[:] = [NO_CARD] * N_SEATS
-    state.n_in_trick = 0
-    state.led_suit = NO_SUIT
-    state.tricks_done += 1
-
-
-def _end_round(state: State, rng: np.random.Generator) -> None:
-    """Add the round's points; decide the game or deal the next round.
-
-    After a tiebreaker round the higher score wins, level scores draw. Otherwise, once an
-    army has ``TARGET`` or more or round ``LAST_ROUND`` is over, the higher score wins (with
-    exactly one army at 18+ that is the one) and level scores bring one more round.
-    """
-    state.scores[0] += state.round_points[0]
-    state.scores[1] += state.round_points[1]
-    red, black = int(state.scores[0]), int(state.scores[1])
-    deciding = state.tiebreaker or max(red, black) >= TARGET or state.round >= LAST_ROUND
-    if deciding and (red != black or state.tiebreaker):
-        state.phase = Phase.GAME_OVER
-        state.winner = DRAW if red == black else (RED if red > black else BLACK)
-        return
-    state.tiebreaker = deciding  # level after a deciding round: one more round
-    state.round += 1
-    _start_round(state, rng)
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading the game
-
-
-def scores(state: State) -> np.ndarray:
-    return state.scores
-
-
-def status(state: State) -> tuple[bool, bool, int]:
-    """(terminated, truncated, winner): the game ends only by the rules, never truncated."""
-    return state.phase == GAME_OVER, False, state.winner

@@ -1,13 +1,12 @@
 """Lost Ranks' state row as named fields: what the text and picture views, the terminal app
 and the scenario tests read (``Game.view``, see :mod:`feral_envs.engine.game`).
 
-:func:`decode` builds the rules state dataclass (:class:`~feral_envs.lost_ranks.rules.State`)
-from a row of the compiled engine (:mod:`feral_envs.lost_ranks.engine`), field for field;
-nothing here is a rule. Where the pure core keeps (4, 53) masks, the row keeps one entry per
-card (``holder``, ``played_by``, ``pile``); the masks are rebuilt from those. The round's
-plays in order, each finished trick's winner and ``epoch`` are in the row as the pure core
-keeps them (``plays``, ``trick_winners``, ``epoch``); the seat of each play is ``played_by``
-of its card.
+:func:`decode` builds a :class:`~feral_envs.lost_ranks.rules.State` from a row of the compiled
+engine (:mod:`feral_envs.lost_ranks.engine`), field for field; nothing here is a rule. Where
+``State`` has (4, 53) masks, the row keeps one entry per card (``holder``, ``played_by``,
+``pile``); the masks are rebuilt from those. The round's plays in order, each finished trick's
+winner and ``epoch`` are in the row as ``State`` has them (``plays``, ``trick_winners``,
+``epoch``); the seat of each play is ``played_by`` of its card.
 """
 
 from __future__ import annotations
@@ -39,14 +38,7 @@ def _span(row: np.ndarray, span) -> np.ndarray:
 
 def decode(row: np.ndarray, config: Config) -> State:
     """The game in ``row`` as the rules state's fields (new arrays and lists; writing them
-    changes nothing in the game).
-
-    Equal to the pure core's state, field for field, value and type. The old core's caches:
-    ``mask`` is the engine's ``legal_mask`` of the position (the pure core's ``legal_mask``
-    value, int8; the pure core itself holds None until asked), and ``obs_cache`` is None (the
-    engine writes observations itself; a state without the cache is what a copied or pickled
-    pure state starts as).
-    """
+    changes nothing in the game); ``mask`` is the engine's ``legal_mask`` of the position."""
     S = E.STATE
 
     def one(span) -> int:
@@ -121,5 +113,4 @@ def decode(row: np.ndarray, config: Config) -> State:
         play_seats=play_seats,
         trick_results=[int(w) for w in _span(row, S.trick_winners)],
         mask=mask,
-        obs_cache=None,  # the old core's observation rows: the engine writes observations
     )

@@ -159,11 +159,11 @@ def test_never_passes_the_spy_or_an_active_jack_to_the_enemy(variant):
     rng = np.random.default_rng(5)
     checked = 0
     for _ in range(300):
-        trump_card, order = rules.flip_trump_and_deal(rng)
-        trump = DECK.suit_of[trump_card]
+        dealt = CORE.new_game(CORE.make_config(variant), rng, {})  # a deal from the engine
+        trump = DECK.suit_of[dealt.trump_card]
         jacks = bot.active_jacks(trump)
         for seat in range(4):
-            hand = sorted(int(c) for c in order[13 * seat : 13 * seat + 13])
+            hand = np.flatnonzero(dealt.hands[seat]).tolist()
             plan = bot.plan_pass(hand, trump)
             assert len(set(plan)) == 3 and set(plan) <= set(hand)
             assert plan[2] != SPY and plan[2] not in jacks

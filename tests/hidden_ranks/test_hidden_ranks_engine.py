@@ -1,8 +1,10 @@
-"""The compiled Hidden Ranks engine (``feral_envs.hidden_ranks.engine``) against the old
-pure-Python core, which it must reproduce step for step: random play over every keyword
-combination and from random positions, the bot playing both seats, the reset options, the
-same source run as plain Python and the batch kernels. The golden fixture recorded from the
-old core has its own module, ``test_hidden_ranks_engine_golden.py``, which needs no old core."""
+"""The compiled Hidden Ranks engine (``feral_envs.hidden_ranks.engine``) on its own: random
+play over every keyword combination, from random positions and from given setups ends every
+way; the observation's value range; reset options are taken, and refused with the message
+naming the problem, leaving the row as it was; the same source runs as plain Python
+(``NUMBA_DISABLE_JIT=1``); the batch kernels equal the single-game kernels. The golden games
+recorded from the old pure-Python core are replayed in ``test_hidden_ranks_engine_golden.py``;
+the rules scenarios are in ``test_hidden_ranks_rules.py`` and ``test_hidden_ranks_setup.py``."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from feral_envs.engine.rng import StreamGenerator, below, seed_words
-from feral_envs.hidden_ranks import CORE, encoding, rules
+from feral_envs.engine.rng import below, seed_words
+from feral_envs.hidden_ranks import CORE, rules
 from feral_envs.hidden_ranks import engine as E
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,70 +36,45 @@ def new_row(config: rules.Config, options: dict, seed: int) -> np.ndarray:
     return row
 
 
-class Twin:
-    """One game played through both cores from the same seed and options."""
+class Play:
+    """One game in an engine row, from the stream words of ``seed`` and ``options``."""
 
     def __init__(self, config: rules.Config, seed: int, options: dict | None = None) -> None:
-        stream = StreamGenerator(seed_words(seed))
-        self.old = rules.new_game(config, stream, options or {})
         self.row = new_row(config, options or {}, seed)
-        assert np.array_equal(self.row[:4], stream.row), "the starts drew differently"
         self.mask = np.zeros(E.N_ACTIONS, dtype=np.int8)
         self.obs = np.zeros(E.OBS_SIZE, dtype=np.float32)
         self.steps = 0
 
-    def check(self) -> np.ndarray:
-        """Everything both cores show must agree; returns the legal mask."""
-        old, row, where = self.old, self.row, f"step {self.steps}"
-        E.legal_mask(row, self.mask)
-        assert np.array_equal(self.mask, rules.legal_mask(old)), where
-        for seat in range(E.N_SEATS):
-            E.observe(row, seat, self.obs)
-            expected = encoding.observe(old, seat).reshape(-1)
-            assert np.array_equal(self.obs.view(np.int32), expected.view(np.int32)), (where, seat)
-        assert E.to_act(row) == rules.seat_to_act(old), where
-        terminated, truncated, winner = E.status(row)
-        assert (bool(terminated), bool(truncated), int(winner)) == rules.status(old), where
-        scores = rules.scores(old)
-        assert [E.score(row, team) for team in (0, 1)] == scores.tolist(), where
-        self.check_fields()
-        return self.mask
+    @property
+    def over(self) -> bool:
+        return bool(self.row[E.TERMINATED])
 
-    def check_fields(self) -> None:
-        """The row's fields are the old state's, field for field."""
-        old, row = self.old, self.row
-        for name, value in (
-            ("board", old.board),
-            ("setup_next", old.setup_next),
-            ("removed", old.removed.reshape(-1)),
-            ("last_from", old.last_from),
-            ("last_to", old.last_to),
-            ("shuttle", old.shuttle),
-            ("reverse", old.reverse),
-            ("last_strike", old.last_strike),
-            ("phase", [old.phase]),
-            ("moves", [old.moves]),
-            ("end", [old.end]),
-        ):
-            assert row[getattr(E.STATE, name).slice].tolist() == list(value), name
+    def field(self, name: str) -> int:
+        return int(self.row[getattr(E.STATE, name).start])
+
+    def check(self) -> np.ndarray:
+        """The legal mask: some legal action exactly while the game runs (never truncated)."""
+        E.legal_mask(self.row, self.mask)
+        assert self.mask.any() != self.over, f"step {self.steps}"
+        assert not E.status(self.row)[1]
+        return self.mask
 
     def step(self, action: int) -> None:
         assert E.is_legal(self.row, action)
-        rules.apply(self.old, action)
         E.apply(self.row, action)
         self.steps += 1
 
 
-def play_random(twin: Twin, rng: np.random.Generator, check_is_legal: bool = False) -> Twin:
-    """Random legal actions to the end, both cores checked before every one and after."""
+def play_random(play: Play, rng: np.random.Generator, check_is_legal: bool = False) -> Play:
+    """Random legal actions to the end, the game checked before every one and after."""
     while True:
-        mask = twin.check()
-        if check_is_legal and twin.steps % 16 == 0:
-            assert [E.is_legal(twin.row, a) for a in range(E.N_ACTIONS)] == mask.tolist()
-        if rules.status(twin.old)[0]:
-            return twin
+        mask = play.check()
+        if check_is_legal and play.steps % 16 == 0:
+            assert [E.is_legal(play.row, a) for a in range(E.N_ACTIONS)] == mask.tolist()
+        if play.over:
+            return play
         legal = np.flatnonzero(mask)
-        twin.step(int(legal[rng.integers(len(legal))]))
+        play.step(int(legal[rng.integers(len(legal))]))
 
 
 def random_position(mode: str, rng: np.random.Generator) -> dict:
@@ -126,17 +103,22 @@ def random_setup(seat: int, mode: str, rng: np.random.Generator) -> dict:
 # --- 1. random play -------------------------------------------------------------------------
 
 
-def sweep(combo: dict, games: int, first_seed: int) -> None:
+def sweep(combo: dict, games: int, first_seed: int) -> set[int]:
+    """Random games under turn limits from 1 to the default; the endings seen."""
     rng = np.random.default_rng(first_seed)
     limits = (1, 2, 5, 20, 80, 300, 2000)
+    ends = set()
     for k in range(games):
         config = rules.make_config(**combo, max_moves=limits[k % len(limits)])
-        play_random(Twin(config, first_seed + k), rng, check_is_legal=k % 25 == 0)
+        play = play_random(Play(config, first_seed + k), rng, check_is_legal=k % 25 == 0)
+        ends.add(play.field("end"))
+    return ends
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=lambda c: f"{c['mode']}-{c['setup']}")
-def test_random_play_matches_the_old_core(combo):
-    sweep(combo, 600 if combo["mode"] == "quick" else 150, first_seed=1000)
+def test_random_play_ends_by_the_turn_limit_and_by_the_flag(combo):
+    ends = sweep(combo, 600 if combo["mode"] == "quick" else 150, first_seed=1000)
+    assert {rules.END_MOVE_LIMIT, rules.END_FLAG} <= ends
 
 
 @pytest.mark.parametrize("mode", CORE.keyword_choices["mode"])
@@ -148,11 +130,15 @@ def test_random_play_from_random_positions_matches(mode):
         config = rules.make_config(mode=mode, max_moves=int(rng.choice([3, 30, 300])))
         options = random_position(mode, rng)
         try:
-            rules.new_game(config, StreamGenerator(seed_words(k)), options)
-        except ValueError as error:  # the side to move is stuck: both cores refuse it
-            check_same_refusal(config, options, str(error))
+            play = Play(config, k, options)
+        except ValueError as error:  # the side to move is stuck: refused as a start
+            to_move = options["to_move"]
+            assert str(error) == f"position: {to_move}, to move, has no legal move: the game " + (
+                "would be over"
+            )
+            check_refusal(config, options, str(error))
             continue
-        ends.add(play_random(Twin(config, k, options), rng).old.end)
+        ends.add(play_random(play, rng).field("end"))
     assert ends == {
         rules.END_FLAG,
         rules.END_NO_MOVE,
@@ -166,13 +152,7 @@ def test_random_play_with_given_setups_matches():
     for k, (combo, sides) in enumerate(itertools.product(COMBOS * 5, ((0,), (1,), (0, 1)))):
         config = rules.make_config(**combo, max_moves=40)
         given = {rules.AGENTS[s]: random_setup(s, combo["mode"], rng) for s in sides}
-        play_random(Twin(config, 500 + k, {"setup": given}), rng)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("combo", COMBOS, ids=lambda c: f"{c['mode']}-{c['setup']}")
-def test_random_play_matches_the_old_core_long(combo):
-    sweep(combo, 3000 if combo["mode"] == "quick" else 800, first_seed=100_000)
+        play_random(Play(config, 500 + k, {"setup": given}), rng)
 
 
 def test_observation_values_and_the_int8_observation():
@@ -183,61 +163,27 @@ def test_observation_values_and_the_int8_observation():
     as_int8 = np.zeros(E.OBS_SIZE, dtype=np.int8)
     low, high, fractions = 0.0, 0.0, 0
     for k, combo in enumerate(COMBOS * 6):
-        twin = Twin(rules.make_config(**combo, max_moves=int(rng.choice([50, 2000]))), 70 + k)
+        play = Play(rules.make_config(**combo, max_moves=int(rng.choice([50, 2000]))), 70 + k)
         while True:
-            mask = twin.check()
+            mask = play.check()
             for seat in range(E.N_SEATS):
-                E.observe(twin.row, seat, twin.obs)
-                E.observe(twin.row, seat, as_int8)
-                planes = twin.obs.reshape(-1, E.N_PLANES)
+                E.observe(play.row, seat, play.obs)
+                E.observe(play.row, seat, as_int8)
+                planes = play.obs.reshape(-1, E.N_PLANES)
                 counts = np.delete(planes, E.P_MOVE_COUNT, axis=1)
                 assert np.array_equal(counts, np.round(counts)) and 0 <= counts.min()
                 assert counts.max() <= 8
-                assert np.array_equal(as_int8, np.trunc(twin.obs).astype(np.int8))
+                assert np.array_equal(as_int8, np.trunc(play.obs).astype(np.int8))
                 low, high = min(low, planes.min()), max(high, planes.max())
                 fractions += 0 < planes[0, E.P_MOVE_COUNT] < 1
-            if rules.status(twin.old)[0]:
+            if play.over:
                 break
             legal = np.flatnonzero(mask)
-            twin.step(int(legal[rng.integers(len(legal))]))
+            play.step(int(legal[rng.integers(len(legal))]))
     assert (low, high) == (0.0, 8.0) and fractions > 0
 
 
-# --- 2. the bot on both seats ---------------------------------------------------------------
-
-
-def test_bot_games_match_the_old_core():
-    from agents.registry import load_policy
-
-    games = 0  # seeds
-    for combo, limit, count in (
-        ({"mode": "quick", "setup": "choose"}, 150, 80),
-        ({"mode": "quick", "setup": "random"}, 150, 80),
-        ({"mode": "full", "setup": "random"}, 40, 30),
-        ({"mode": "full", "setup": "choose"}, 20, 20),
-    ):
-        keywords = {**combo, "max_moves": limit}
-        config = rules.make_config(**keywords)
-        for _ in range(count):
-            seed = 2000 + games
-            bots = [
-                load_policy("heuristic", "hidden_ranks", 2 * seed + s, keywords) for s in (0, 1)
-            ]
-            for s, bot in enumerate(bots):
-                bot.reset(2 * seed + s)
-            twin = Twin(config, seed)
-            while not rules.status(twin.old)[0]:
-                twin.check()
-                seat = rules.seat_to_act(twin.old)
-                action = bots[seat].act(
-                    encoding.observe(twin.old, seat), rules.legal_mask(twin.old)
-                )
-                twin.step(int(action))
-            twin.check()
-            games += 1
-
-
-# --- 3. reset options -----------------------------------------------------------------------
+# --- 2. reset options -----------------------------------------------------------------------
 
 FULL_ARMY = "F 10 9 8 8 7 7 7 6 6 6 6 5 5 5 5 4 4 4 4 3 3 3 3 3 2 2 2 2 2 2 2 2 S B B B B B B"
 QUICK_ARMY = "10 9 3 2 2 S B F"
@@ -285,33 +231,119 @@ def walled_setup() -> dict:
 
 WALLED_GOLD = walled_setup()
 
+QUICK_SILVER = QUICK_POSITION["silver"]
 INVALID_OPTIONS = [
-    ("quick", {"position": {"gold": {"e4": "2", "a1": "F", "a2": "B", "a3": "B"}, "silver": {}}}),
-    ("quick", {"position": {"gold": {"c6": "2"}, "silver": QUICK_POSITION["silver"]}}),
-    ("quick", {"position": {"gold": {"e7": "2"}, "silver": QUICK_POSITION["silver"]}}),
-    ("quick", {"position": {"gold": QUICK_POSITION["gold"]}}),
-    ("quick", {"position": {**QUICK_POSITION, "red": {}}}),
-    ("quick", {"position": QUICK_POSITION, "to_move": "red"}),
-    ("quick", {"position": QUICK_POSITION, "setup": {}}),
-    ("quick", {"to_move": "gold"}),
-    ("quick", {"position": {"gold": {"a1": "F"}, "silver": QUICK_POSITION["silver"]}}),
-    ("quick", {"position": {"gold": {"a1": "F"}, "silver": {"j10": "F"}}, "to_move": "silver"}),
-    ("quick", {"position": {"gold": {"a1": "X"}, "silver": QUICK_POSITION["silver"]}}),
-    ("quick", {"position": {"gold": {"k1": "2"}, "silver": {}}}),
-    ("quick", {"position": {"gold": {"a1": "2", "A1": "3"}, "silver": {}}}),
-    ("quick", {"position": {"gold": ["a1"], "silver": QUICK_POSITION["silver"]}}),
-    ("quick", {"position": "gold"}),
-    ("quick", {"setup": "gold"}),
-    ("quick", {"setup": {"gold": home_setup("silver", "quick")}}),
-    ("full", {"setup": {"gold": _remove_flag(home_setup("gold", "full"))}}),
-    ("full", {"setup": {"silver": {**home_setup("silver", "full"), "e5": "2"}}}),
-    ("full", {"setup": {"gold": {**home_setup("gold", "full"), "a1": "B"}}}),
-    ("full", {"setup": {"gold": WALLED_GOLD, "silver": home_setup("silver", "full")}}),
-    ("full", {"setup": {"gold": WALLED_GOLD}, "to_move": "gold"}),
+    (
+        "quick",
+        {"position": {"gold": {"e4": "2", "a1": "F", "a2": "B", "a3": "B"}, "silver": {}}},
+        "position: gold has 2 piece(s) of rank B, the army has 1 (mode='quick')",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"c6": "2"}, "silver": QUICK_SILVER}},
+        "position for gold: c6 is a lake",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"e7": "2"}, "silver": QUICK_SILVER}},
+        "position: square(s) e7 hold pieces of both sides",
+    ),
+    (
+        "quick",
+        {"position": {"gold": QUICK_POSITION["gold"]}},
+        "position must give both sides; missing: silver",
+    ),
+    (
+        "quick",
+        {"position": {**QUICK_POSITION, "red": {}}},
+        "position: unknown side(s) 'red'; sides: 'gold', 'silver'",
+    ),
+    (
+        "quick",
+        {"position": QUICK_POSITION, "to_move": "red"},
+        "to_move='red' is not allowed; choose 'gold' or 'silver'",
+    ),
+    (
+        "quick",
+        {"position": QUICK_POSITION, "setup": {}},
+        "reset options 'setup' and 'position' cannot be given together",
+    ),
+    ("quick", {"to_move": "gold"}, "reset option 'to_move' goes with 'position' only"),
+    (
+        "quick",
+        {"position": {"gold": {"a1": "F"}, "silver": QUICK_SILVER}},
+        "position: gold, to move, has no legal move: the game would be over",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"a1": "F"}, "silver": {"j10": "F"}}, "to_move": "silver"},
+        "position: silver, to move, has no legal move: the game would be over",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"a1": "X"}, "silver": QUICK_SILVER}},
+        "position for gold: unknown rank 'X' on a1 (ranks: S, 2, 3, 4, 5, 6, 7, 8, 9, 10, B, F)",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"k1": "2"}, "silver": {}}},
+        "position for gold: unknown square 'k1' (a1 .. j10)",
+    ),
+    (
+        "quick",
+        {"position": {"gold": {"a1": "2", "A1": "3"}, "silver": {}}},
+        "position for gold: square a1 is given twice",
+    ),
+    (
+        "quick",
+        {"position": {"gold": ["a1"], "silver": QUICK_SILVER}},
+        "position for gold must be a dict of square -> rank, got ['a1']",
+    ),
+    (
+        "quick",
+        {"position": "gold"},
+        "position must be a dict with keys 'gold' and/or 'silver', got 'gold'",
+    ),
+    (
+        "quick",
+        {"setup": "gold"},
+        "setup must be a dict with keys 'gold' and/or 'silver', got 'gold'",
+    ),
+    (
+        "quick",
+        {"setup": {"gold": home_setup("silver", "quick")}},
+        "setup for gold: a10 is outside its home rows 1-4",
+    ),
+    (
+        "full",
+        {"setup": {"gold": _remove_flag(home_setup("gold", "full"))}},
+        "setup for gold: gold has 0 piece(s) of rank F, the army has 1 (mode='full')",
+    ),
+    (
+        "full",
+        {"setup": {"silver": {**home_setup("silver", "full"), "e5": "2"}}},
+        "setup for silver: e5 is outside its home rows 7-10",
+    ),
+    (
+        "full",
+        {"setup": {"gold": {**home_setup("gold", "full"), "a1": "B"}}},
+        "setup for gold: gold has 0 piece(s) of rank F, the army has 1 (mode='full')",
+    ),
+    (
+        "full",
+        {"setup": {"gold": WALLED_GOLD, "silver": home_setup("silver", "full")}},
+        "gold has no legal move in the given setup: the game would be over",
+    ),
+    (
+        "full",
+        {"setup": {"gold": WALLED_GOLD}, "to_move": "gold"},
+        "reset option 'to_move' goes with 'position' only",
+    ),
 ]
+"""Options ``E.start`` refuses, and its message (the old core's, word for word)."""
 
 
-def check_same_refusal(config: rules.Config, options: dict, message: str) -> None:
+def check_refusal(config: rules.Config, options: dict, message: str) -> None:
     row = np.arange(E.ROW_SIZE, dtype=np.int32)
     before = row.copy()
     with pytest.raises(ValueError) as error:
@@ -321,40 +353,47 @@ def check_same_refusal(config: rules.Config, options: dict, message: str) -> Non
 
 
 @pytest.mark.parametrize(("mode", "setup", "options"), VALID_OPTIONS)
-def test_reset_options_start_the_same_game(mode, setup, options):
+def test_reset_options_are_taken_and_the_game_plays_to_its_end(mode, setup, options):
     config = rules.make_config(mode=mode, setup=setup, max_moves=60)
-    play_random(Twin(config, 3, options), np.random.default_rng(3))
+    play = Play(config, 3, options)
+    board = play.row[E.STATE.board.slice]
+    for agent, pieces in {**options.get("setup", {}), **options.get("position", {})}.items():
+        seat = rules.AGENTS.index(agent)
+        for square, rank in pieces.items():
+            code = board[rules.SQUARE_OF_NAME[square.lower()]]
+            assert code == rules.piece_code(seat, rules.RANK_OF_NAME[str(rank).upper()])
+    if "position" in options:
+        assert play.field("phase") == E.PHASE_PLAY
+        assert play.field("to_move") == rules.AGENTS.index(options.get("to_move", "gold"))
+    play_random(play, np.random.default_rng(3))
 
 
-@pytest.mark.parametrize(("mode", "options"), INVALID_OPTIONS)
-def test_invalid_options_raise_the_same_error_and_leave_the_row(mode, options):
-    config = rules.make_config(mode=mode)
-    with pytest.raises(ValueError) as error:
-        rules.new_game(config, StreamGenerator(seed_words(0)), options)
-    check_same_refusal(config, options, str(error.value))
+@pytest.mark.parametrize(("mode", "options", "message"), INVALID_OPTIONS)
+def test_invalid_options_raise_naming_the_problem_and_leave_the_row(mode, options, message):
+    check_refusal(rules.make_config(mode=mode), options, message)
 
 
 def test_a_chosen_setup_that_walls_in_its_army_loses_at_once():
     config = rules.make_config(mode="full", setup="choose")
-    twin = Twin(config, 0, {"setup": {"silver": home_setup("silver", "full")}})
+    play = Play(config, 0, {"setup": {"silver": home_setup("silver", "full")}})
     placement = rules.SETUP_ORDER["full"]
     squares = {rank: [] for rank in set(placement)}
     for name, rank in WALLED_GOLD.items():
         squares[rules.RANK_OF_NAME[rank]].append(rules.SQUARE_OF_NAME[name])
     for rank in placement:
-        twin.check()
-        twin.step(squares[rank].pop())
-    twin.check()
-    assert rules.status(twin.old) == (True, False, rules.SILVER)
-    assert twin.old.end == rules.END_NO_MOVE
+        play.check()
+        play.step(squares[rank].pop())
+    play.check()
+    assert tuple(E.status(play.row)) == (True, False, rules.SILVER)
+    assert play.field("end") == rules.END_NO_MOVE
 
 
 def test_a_given_walled_in_setup_is_taken_while_the_other_side_still_chooses():
-    """Both cores refuse it as a start only when play would start at once (see the report:
+    """Refused as a start only when play would start at once (see the report:
     docs/hidden_ranks.md resolution 4 reads as if it were always refused)."""
     config = rules.make_config(mode="full", setup="choose")
-    twin = play_random(Twin(config, 1, {"setup": {"gold": WALLED_GOLD}}), np.random.default_rng(1))
-    assert twin.old.end == rules.END_NO_MOVE and twin.old.moves == 0
+    play = play_random(Play(config, 1, {"setup": {"gold": WALLED_GOLD}}), np.random.default_rng(1))
+    assert play.field("end") == rules.END_NO_MOVE and play.field("moves") == 0
 
 
 def test_a_turn_limit_the_row_cannot_hold_is_refused():
@@ -365,7 +404,7 @@ def test_a_turn_limit_the_row_cannot_hold_is_refused():
     assert not row.any()
 
 
-# --- 4. the same source as plain Python -----------------------------------------------------
+# --- 3. the same source as plain Python -----------------------------------------------------
 
 PLAIN_PYTHON_GAMES = """
 import numpy as np
@@ -378,7 +417,7 @@ rng = np.random.default_rng(5)
 games = 0
 for combo, limit in [(c, m) for c in T.COMBOS for m in (4, 30)]:
     config = rules.make_config(**combo, max_moves=limit)
-    T.play_random(T.Twin(config, games, {}), rng)
+    T.play_random(T.Play(config, games, {}), rng)
     games += 1
 T.check_batch(T.COMBOS[1], 3, 30, np.int8, False)
 print("plain python games:", games)
@@ -400,13 +439,13 @@ def test_the_engine_runs_as_plain_python():
     assert "plain python games: 8" in done.stdout
 
 
-# --- 5. batch kernels -----------------------------------------------------------------------
+# --- 4. batch kernels -----------------------------------------------------------------------
 
 
 def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
     """``steps`` of ``step_batch`` with ``random_batch`` actions against the same games played
-    alone with the single-game kernels, every output at every step; a restarted game checked
-    against the old core's ``new_game``. Returns how many games restarted."""
+    alone with the single-game kernels, every output at every step; a restarted game is the
+    game ``start`` gives from the same stream. Returns how many games restarted."""
     config = rules.make_config(**combo, max_moves=12)
     rows = np.stack([new_row(config, {}, seed) for seed in range(n)])
     alone = rows.copy()
@@ -438,7 +477,8 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
         for i in range(n):
             if E.status(alone[i])[0]:
                 assert actions[i] == 0
-                restarted[i] = rules.new_game(config, StreamGenerator(alone[i, :4]), {})
+                restarted[i] = alone[i].copy()  # a new game, from where the stream stands
+                E.start(restarted[i], config, {})
                 E.new_game(alone[i])
                 continue
             legal = np.flatnonzero(masks[i])
@@ -451,11 +491,8 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
         assert np.array_equal(rewards, expected), step
         for i in range(n):
             assert (terminated[i], truncated[i]) == tuple(map(bool, E.status(alone[i])[:2]))
-        for i, old in restarted.items():
-            assert alone[i, E.STATE.board.slice].tolist() == old.board.tolist()
-            assert masks[i].tolist() == rules.legal_mask(old).tolist()
-            expected_obs = encoding.observe(old, rules.seat_to_act(old)).reshape(-1)
-            assert np.array_equal(obs[i], expected_obs.astype(dtype))
+        for i, fresh in restarted.items():
+            assert np.array_equal(alone[i], fresh), step  # new_game is start without options
             restarts += 1
     return restarts
 

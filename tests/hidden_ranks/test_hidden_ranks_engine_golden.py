@@ -1,7 +1,14 @@
-"""The compiled Hidden Ranks engine replays the golden games that
-``tests/fixtures/make_golden_hidden_ranks.py`` recorded from the old pure-Python core: every
-step's digest of the actor's observation, mask and scores, and the final status. Only the
-engine and the game's keywords are used here, so this stays valid once the old core is gone."""
+"""The compiled Hidden Ranks engine replays the golden games recorded from the old pure-Python
+core.
+
+``tests/fixtures/golden_hidden_ranks.json`` was written in commit c19173d by
+``tests/fixtures/make_golden_hidden_ranks.py``, removed with the old core (read it with
+``git show c19173d:tests/fixtures/make_golden_hidden_ranks.py``): games over every mode, setup
+and turn limit, from positions and given setups, each started by ``rules.new_game(config,
+StreamGenerator(seed_words(seed)), options)`` and played by uniform random legal actions from
+``numpy.random.default_rng(seed)``. Before every action and after the last one it keeps the
+sha1 of the actor's observation (float32 bytes, C order), legal mask (int8) and the two scores
+(int64), and the final status. Only the engine and the game's keywords are used here."""
 
 from __future__ import annotations
 

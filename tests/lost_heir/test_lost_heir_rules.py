@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from feral_envs.lost_heir import rules
+from feral_envs.lost_heir import engine, rules
 from feral_envs.lost_heir.encoding import OBS
 from feral_envs.lost_heir_v0 import raw_env
 
@@ -349,11 +349,24 @@ def test_defenders_floor_heir_and_wrong_boy():
     assert env.game.hands_played == 1 and env.game.dealer == 0  # next hand dealt
 
 
-def test_hand_score_function():
-    assert rules.hand_score(4, 4, 6) == (4, 6)
-    assert rules.hand_score(10, 4, 6) == (-10, 6)
-    assert rules.hand_score(12, 12, -2) == (12, 0)
-    assert rules.hand_score(5, 9, 1) == (9, 1)
+@pytest.mark.parametrize(
+    ("contract", "declarer", "points", "change"),
+    [
+        (4, 0, (4, 6), (4, 6)),  # made exactly
+        (10, 0, (4, 6), (-10, 6)),  # failed: the contract is lost
+        (12, 0, (12, -2), (12, 0)),  # the defenders never score below 0
+        (5, 0, (9, 1), (9, 1)),  # made with points to spare: all of them
+        (7, 3, (2, 5), (2, -7)),  # east-west declared and failed
+    ],
+)
+def test_the_hand_score_kernel(contract, declarer, points, change):
+    row = np.zeros(engine.ROW_SIZE, dtype=np.int32)
+    row[engine.CONTRACT], row[engine.DECLARER] = contract, declarer
+    row[engine.TEAM_POINTS : engine.TEAM_POINTS + 2] = points
+    row[engine.SCORES : engine.SCORES + 2] = (3, 3)
+    engine._score_hand(row)
+    assert row[engine.LAST_HAND : engine.LAST_HAND + 2].tolist() == list(change)
+    assert row[engine.SCORES : engine.SCORES + 2].tolist() == [3 + change[0], 3 + change[1]]
 
 
 # --- winning and truncation ------------------------------------------------------------------

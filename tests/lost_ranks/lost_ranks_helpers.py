@@ -92,7 +92,8 @@ def pass_first_legal(env: raw_env) -> None:
 
 def reference_observation(state: rules.State, seat: int) -> np.ndarray:
     """The observation built from scratch, field by field from ``encoding.OBS``: the oracle
-    that the incremental ``encoding.observe`` must always equal."""
+    that the engine's observation must always equal, read from the decoded view's plain
+    fields."""
     from feral_envs.lost_ranks.encoding import OBS
 
     army = seat % 2

@@ -13,7 +13,7 @@ from lost_ranks_helpers import deal, new_env, play, reference_observation
 from feral_envs import docgen
 from feral_envs.lost_ranks import CORE, encoding, rules
 from feral_envs.lost_ranks.encoding import OBS
-from feral_envs.lost_ranks.rules import AGENTS, DECK
+from feral_envs.lost_ranks.rules import AGENTS, DECK, JACKS
 
 
 def test_actions_are_the_53_cards_and_names_round_trip():
@@ -219,9 +219,13 @@ def _swapped_deals(rng, seat):
     """Two deals that differ only in cards ``seat`` cannot see: some cards swapped between
     the hands of the other three. The holder of the lowest trump is not changed (it must
     lead it, which everyone sees)."""
-    trump, order = rules.flip_trump_and_deal(rng)
-    hands = [list(order[13 * s : 13 * s + 13]) for s in range(4)]
-    lowest = next(c for c in rules.INFANTRY_OF_SUIT[rules.DECK.suit_of[trump]] if c != trump)
+    dealt = CORE.new_game(CORE.make_config(), rng, {})  # a deal from the engine's stream
+    trump = dealt.trump_card
+    hands = [np.flatnonzero(dealt.hands[s]).tolist() for s in range(4)]
+    suit = DECK.suit_of[trump]
+    lowest = min(  # card ids rise with the rank: the lowest trump Infantry but the Trump Card
+        c for c in range(rules.N_CARDS) if DECK.suit_of[c] == suit and c not in (trump, *JACKS)
+    )
     other = hands_b = [list(h) for h in hands]
     others = [s for s in range(4) if s != seat]
     swaps = int(rng.integers(1, 4))

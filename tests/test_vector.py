@@ -256,10 +256,11 @@ def _shown_by_the_rules(game: str, deck, order) -> set[str]:
     whose holder leads the first trick (the Trump Card is the card left out of the hands)."""
     if game != "lost_ranks":
         return set()
-    from feral_envs.lost_ranks.rules import INFANTRY_OF_SUIT
+    from feral_envs.lost_ranks.rules import JACKS
 
     trump = int(order[-1])
-    lowest = next(c for c in INFANTRY_OF_SUIT[deck.suit_of[trump]] if c != trump)
+    suit = deck.suit_of[trump]
+    lowest = next(c for c in range(13 * suit, 13 * suit + 13) if c not in JACKS and c != trump)
     return {deck.names[lowest]}
 
 

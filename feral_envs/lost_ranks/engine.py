@@ -782,6 +782,32 @@ def masks_batch(rows, masks):
 
 
 @njit(cache=True, parallel=True)
+def status_batch(rows, seats, terminated, truncated, winners):
+    """Every game's seat to act and ``status``: ``seats[i] = to_act(rows[i])``,
+    ``(terminated[i], truncated[i], winners[i]) = status(rows[i])``."""
+    for i in prange(rows.shape[0]):
+        seats[i] = to_act(rows[i])
+        terminated[i], truncated[i], winners[i] = status(rows[i])
+
+
+@njit(cache=True, parallel=True)
+def apply_batch(rows, actions):
+    """``apply(rows[i], actions[i])`` in every game whose ``actions[i] >= 0`` (a legal
+    action); a game with a negative action is left as it is."""
+    for i in prange(rows.shape[0]):
+        if actions[i] >= 0:
+            apply(rows[i], actions[i])
+
+
+@njit(cache=True, parallel=True)
+def scores_batch(rows, scores):
+    """``scores[i, team] = score(rows[i], team)``: both teams' scores of every game."""
+    for i in prange(rows.shape[0]):
+        for team in range(2):
+            scores[i, team] = score(rows[i], team)
+
+
+@njit(cache=True, parallel=True)
 def random_batch(rows, rng_rows, out):
     """A uniform legal action of every game, drawn from ``rng_rows[i]`` (not the game's own
     stream); 0 for a game that is over."""

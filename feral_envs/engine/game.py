@@ -83,6 +83,13 @@ def stream_words(source: Any) -> np.ndarray:
     return words.astype(np.int32)
 
 
+def runs_on_engine(rule: Callable, engine: ModuleType) -> bool:
+    """Whether ``rule`` (a ``GameCore`` function) is :func:`engine_core`'s over ``engine``:
+    code that runs the engine's batch kernels in its place (``train.game_batch``) must not
+    skip a replacement, such as the observation with advice of ``train.advice``."""
+    return getattr(rule, "engine", None) is engine
+
+
 def engine_core(
     core: GameCore, engine: ModuleType, decode: Callable[[np.ndarray, Any], Any]
 ) -> GameCore:
@@ -118,12 +125,18 @@ def engine_core(
     def scores(game: Game) -> np.ndarray:
         return np.array([score(game.row, 0), score(game.row, 1)], dtype=np.int64)
 
+    def seat_to_act(game: Game) -> int:
+        return int(to_act(game.row))
+
+    for rule in (seat_to_act, legal_mask, apply, observe, scores, status):
+        rule.engine = engine  # type: ignore[attr-defined]  # see runs_on_engine
+
     old_render_ansi, old_render_rgb = core.render_ansi, core.render_rgb
     return dataclasses.replace(
         core,
         engine=engine,
         new_game=new_game,
-        seat_to_act=lambda game: int(to_act(game.row)),
+        seat_to_act=seat_to_act,
         legal_mask=legal_mask,
         apply=apply,
         observe=observe,

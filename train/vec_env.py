@@ -63,7 +63,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from feral_envs.core import DRAW, GameCore
-from train.game_batch import Status, game_batch
+from train.game_batch import Status, game_batch, on_one_thread
 from train.pool import Opponent, OpponentPool
 from train.shaping import material_of
 
@@ -150,6 +150,7 @@ class SelfPlayVecEnv(VecEnv):
         self.rngs = [np.random.default_rng(s) for s in children[:-1]]
         self.rng = np.random.default_rng(children[-1])
 
+    @on_one_thread
     def reset(self) -> np.ndarray:
         if self._pending_seed is not None:
             self._apply_seed(self._pending_seed)
@@ -165,6 +166,7 @@ class SelfPlayVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
+    @on_one_thread
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         n, core = self.num_envs, self.core
         actions, self._actions = self._actions, None

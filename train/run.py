@@ -40,6 +40,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -202,6 +203,9 @@ class Trainer:
         self.config = config
         self.run_dir = Path(run_dir)
         self.core = run_core(config, core)
+        # Start numba's threads before setting torch's: starting numba's OpenMP threading
+        # layer sets the OpenMP thread count, which torch shares, to numba's own.
+        numba.get_num_threads()
         torch.set_num_threads(config.torch_threads)
         heuristic = (
             heuristic_opponent(config.game, config.keywords)

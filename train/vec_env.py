@@ -1,18 +1,23 @@
 """Many self-play games at once, seen by the learner as one SB3 ``VecEnv``.
 
 :class:`SelfPlayVecEnv` runs ``n_envs`` games straight on a game's rules core
-(:class:`~feral_envs.core.GameCore`: no PettingZoo in the loop). In each game the learner
-plays one *side*: a team of a card game (both partner seats: the observation is ego-centric,
-so one policy serves both) or one colour of Hidden Ranks. The other side is played by
-opponents drawn from an :class:`~train.pool.OpponentPool` when the game starts.
+(:class:`~feral_envs.core.GameCore`: no PettingZoo in the loop), as one batch
+(:mod:`train.game_batch`; on a compiled engine, all the games' state rows in one array,
+stepped by the engine's batch kernels). In each game the learner plays one *side*: a team
+of a card game (both partner seats: the observation is ego-centric, so one policy serves
+both) or one colour of Hidden Ranks. The other side is played by opponents drawn from an
+:class:`~train.pool.OpponentPool` when the game starts.
 
 **A step.** ``step(actions)`` applies the learner's action in every game, then advances all
 games until each is at a learner decision again or over. Opponent decisions are collected
 across all games: in each round the games waiting on the same pool member are grouped and
 that member acts on the whole group at once (one network evaluation per member per round).
-A finished game is recorded and replaced by a new one, advanced to its first learner
-decision in the same way. ``action_masks()`` gives the legal actions of every game's
-learner decision as one ``(n_envs, n_actions)`` bool array (what ``MaskablePPO`` reads).
+Each round is a handful of kernel calls whatever ``n_envs``: one status of every game, one
+mask and (if a member reads observations) one observation call over the waiting games, one
+apply of all their actions. A finished game is recorded and replaced by a new one, advanced
+to its first learner decision in the same way. ``action_masks()`` gives the legal actions of
+every game's learner decision as one ``(n_envs, n_actions)`` bool array (what
+``MaskablePPO`` reads).
 
 **Rewards** are credited to the side that earned them: the learner's reward for a step is
 everything its side earned from its action up to its next decision (or the game's end),
@@ -58,6 +63,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from feral_envs.core import DRAW, GameCore
+from train.game_batch import Status, game_batch, on_one_thread
 from train.pool import Opponent, OpponentPool
 from train.shaping import material_of
 
@@ -103,8 +109,9 @@ class SelfPlayVecEnv(VecEnv):
             spaces.Box(low, high, core.obs_shape, core.obs_dtype),
             spaces.Discrete(core.n_actions),
         )
-        self._team_of_seat = core.team_of_seat
-        self.states: list[Any] = [None] * n_envs
+        self._team_of_seat = np.asarray(core.team_of_seat, dtype=np.int64)
+        self.batch = game_batch(core, self.game_config, n_envs)
+        """The games (:mod:`train.game_batch`); ``states`` are its games one by one."""
         self.rngs: list[np.random.Generator] = []
         """One generator per game slot: everything the rules core draws (deals)."""
         self.rng = np.random.default_rng()
@@ -143,6 +150,7 @@ class SelfPlayVecEnv(VecEnv):
         self.rngs = [np.random.default_rng(s) for s in children[:-1]]
         self.rng = np.random.default_rng(children[-1])
 
+    @on_one_thread
     def reset(self) -> np.ndarray:
         if self._pending_seed is not None:
             self._apply_seed(self._pending_seed)
@@ -158,8 +166,9 @@ class SelfPlayVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
+    @on_one_thread
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        n, core, states = self.num_envs, self.core, self.states
+        n, core = self.num_envs, self.core
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() without step_async()")
@@ -172,42 +181,30 @@ class SelfPlayVecEnv(VecEnv):
                 f"game {i}: illegal learner action {int(actions[i])}; legal: "
                 f"{np.flatnonzero(self._masks[i]).tolist()}"
             )
-        if self.record:
-            for i, a in enumerate(actions.tolist()):
-                self._apply(i, a)
-        else:
-            apply, rngs = core.apply, self.rngs
-            for i, a in enumerate(actions.tolist()):
-                apply(states[i], a, rngs[i])
+        self._apply(actions, self.learner_seat)
         self._ep_len += 1
-        self._advance(list(range(n)))
+        status = self._advance(np.arange(n))
 
-        rewards = np.zeros(n, dtype=np.float32)
-        dones = np.zeros(n, dtype=bool)
+        scores = self.batch.scores()
+        reward = self._lead_gains(status, scores) if self._shaped else np.zeros(n)
+        winner = status.winner
+        decided = status.terminated & (winner != DRAW)
+        outcome = np.where(decided, np.where(winner == self.learner_team, 1, -1), 0)
+        reward += self.win_reward * outcome  # 0 but at a decisive end
+        self._ep_return += reward
+        rewards = reward.astype(np.float32)
+        dones = status.over
+        ended = np.flatnonzero(dones)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        ended = []
-        status = core.status
-        for i in range(n):
-            terminated, truncated, winner = status(states[i])
-            reward = self._lead_gain(i) if self._shaped else 0.0
-            if terminated or truncated:
-                outcome = (
-                    0
-                    if not terminated or winner == DRAW
-                    else (1 if winner == self.learner_team[i] else -1)
-                )
-                reward += self.win_reward * outcome
-                dones[i] = True
-                ended.append(i)
-                self._ep_return[i] += reward
-                infos[i] = self._final_info(i, terminated, truncated, outcome)
-            else:
-                self._ep_return[i] += reward
-            rewards[i] = reward
-        for i in ended:
+        if ended.size:
+            final_obs = self.batch.observe(ended, self.learner_seat[ended])
+            leads = self._leads(scores)
+            for i, obs in zip(ended.tolist(), final_obs, strict=True):
+                infos[i] = self._final_info(i, status, int(outcome[i]), obs, leads[i])
+        for i in ended.tolist():
             self._new_game(i)
-        self._start_games(ended)
-        self._observe_learner(range(n))
+        self._start_games(ended.tolist())
+        self._observe_learner(np.arange(n))
         self._reset_lead(ended)
         return self._obs.copy(), rewards, dones, infos
 
@@ -242,6 +239,12 @@ class SelfPlayVecEnv(VecEnv):
 
     # ----------------------------------------------------------------- games
 
+    @property
+    def states(self) -> Any:
+        """Each slot's game, as the core's functions take it (``states[i] = game`` puts a
+        game in slot ``i``; :mod:`train.game_batch`)."""
+        return self.batch.states
+
     def _new_game(self, i: int) -> None:
         rng = self.rngs[i]
         if self.record:
@@ -261,74 +264,62 @@ class SelfPlayVecEnv(VecEnv):
         """Advance new games to their first learner decision (replacing any game that ends
         before it: no learner decision, no episode)."""
         while games:
-            self._advance(games)
-            games = [i for i in games if self._over(i)]
+            over = self._advance(np.array(games, dtype=np.int64)).over
+            games = [i for i in games if over[i]]
             for i in games:
                 self._new_game(i)
 
-    def _apply(self, i: int, action: int) -> None:
-        state = self.states[i]
+    def _apply(self, actions: np.ndarray, seats: np.ndarray) -> None:
+        """Play ``actions[i]`` for seat ``seats[i]`` in every game where it is >= 0."""
         if self.record:
-            self.traces[i]["moves"].append((self.core.seat_to_act(state), action))
-        self.core.apply(state, action, self.rngs[i])
+            for i in np.flatnonzero(actions >= 0).tolist():
+                self.traces[i]["moves"].append((int(seats[i]), int(actions[i])))
+        self.batch.apply(actions, self.rngs)
 
-    def _over(self, i: int) -> bool:
-        terminated, truncated, _ = self.core.status(self.states[i])
-        return terminated or truncated
-
-    def _waiting(self, games: list[int]) -> list[int]:
-        """The games of ``games`` that wait on an opponent's decision."""
-        core, states, team_of_seat, learner_team = (
-            self.core,
-            self.states,
-            self._team_of_seat,
-            self.learner_team,
-        )
-        out = []
-        for i in games:
-            state = states[i]
-            terminated, truncated, _ = core.status(state)
-            if not (terminated or truncated) and (
-                team_of_seat[core.seat_to_act(state)] != learner_team[i]
-            ):
-                out.append(i)
-        return out
-
-    def _advance(self, games: list[int]) -> None:
+    def _advance(self, games: np.ndarray) -> Status:
         """Play the opponents' decisions of ``games`` until each waits on the learner or is
-        over: round by round, each pool member acting once on all its waiting games."""
-        core, states, rngs = self.core, self.states, self.rngs
-        waiting = self._waiting(games)
-        while waiting:
-            groups: dict[int, list[int]] = {}
-            for i in waiting:
-                groups.setdefault(id(self.opponents[i]), []).append(i)
-            for group in groups.values():
-                opponent = self.opponents[group[0]]
-                group_states = [states[i] for i in group]
-                seats = [core.seat_to_act(s) for s in group_states]
-                masks = np.stack([core.legal_mask(s) for s in group_states])
-                obs = (
-                    np.stack(
-                        [core.observe(s, seat) for s, seat in zip(group_states, seats, strict=True)]
-                    )
-                    if opponent.needs_obs
-                    else None
-                )
-                actions = opponent.act(obs, masks, group, seats, self.rng).tolist()
-                if self.record:
-                    for i, a in zip(group, actions, strict=True):
-                        self._apply(i, a)
-                else:
-                    for i, a in zip(group, actions, strict=True):
-                        core.apply(states[i], a, rngs[i])
-            waiting = self._waiting(waiting)
+        over, round by round (:meth:`_opponents_round`); every game's status after it."""
+        pending = np.zeros(self.num_envs, dtype=bool)
+        pending[games] = True
+        while True:
+            status = self.batch.status()
+            pending &= ~status.over & (self._team_of_seat[status.seat] != self.learner_team)
+            waiting = np.flatnonzero(pending)
+            if not waiting.size:
+                return status
+            self._opponents_round(waiting, status.seat)
 
-    def _lead(self, i: int) -> float:
-        """The learner side's score lead in game ``i``."""
-        scores = self.core.scores(self.states[i])
-        team = self.learner_team[i]
-        return float(scores[team] - scores[1 - team])
+    def _opponents_round(self, waiting: np.ndarray, seat: np.ndarray) -> None:
+        """One decision in each of the ``waiting`` games (``seat``: every game's seat to act):
+        each pool member acts once on all its games, then all the actions are played."""
+        groups: dict[int, list[int]] = {}  # member -> positions in waiting, in slot order
+        for k, i in enumerate(waiting.tolist()):
+            groups.setdefault(id(self.opponents[i]), []).append(k)
+        seats = seat[waiting]
+        masks = self.batch.masks(waiting)
+        with_obs = [g for g in groups.values() if self.opponents[waiting[g[0]]].needs_obs]
+        if with_obs:  # one observation call for every member that reads them
+            read = np.concatenate(with_obs)
+            seen = self.batch.observe(waiting[read], seats[read])
+            obs = np.empty((len(waiting), *seen.shape[1:]), dtype=seen.dtype)
+            obs[read] = seen
+        actions = np.full(self.num_envs, -1, dtype=np.int64)
+        for group in groups.values():
+            slots = waiting[group]
+            opponent = self.opponents[slots[0]]
+            actions[slots] = opponent.act(
+                obs[group] if opponent.needs_obs else None,
+                masks[group],
+                slots.tolist(),
+                seats[group].tolist(),
+                self.rng,
+            )
+        self._apply(actions, seat)
+
+    def _leads(self, scores: np.ndarray) -> np.ndarray:
+        """(n,) the learner side's score lead in every game, from its ``scores`` (n, 2)."""
+        team, games = self.learner_team, np.arange(self.num_envs)
+        return (scores[games, team] - scores[games, 1 - team]).astype(np.float64)
 
     def _material_lead(self, i: int) -> float:
         """The learner side's material lead in game ``i`` (:mod:`train.shaping`)."""
@@ -336,63 +327,66 @@ class SelfPlayVecEnv(VecEnv):
         team = self.learner_team[i]
         return float(material[team] - material[1 - team])
 
-    def _lead_gain(self, i: int) -> float:
-        """The shaping reward of game ``i``: points_scale times the change of the learner
+    def _lead_gains(self, status: Status, scores: np.ndarray) -> np.ndarray:
+        """The shaping reward of every game: points_scale times the change of the learner
         side's score lead since its last decision, plus material_scale times the change of
         its material lead."""
-        gain = 0.0
+        gain = np.zeros(self.num_envs)
         if self.points_scale:
-            lead = self._lead(i)
-            gain, self._lead_then[i] = self.points_scale * (lead - self._lead_then[i]), lead
-        if self.par is not None and self._par_epoch[i] >= 0:
-            state = self.states[i]
-            if state.epoch != self._par_epoch[i] or any(self.core.status(state)[:2]):
-                gain -= self.points_scale * self._par[i]  # that round is over
-                self._par_epoch[i] = -1
+            lead = self._leads(scores)
+            gain = self.points_scale * (lead - self._lead_then)
+            self._lead_then[:] = lead
+        if self.par is not None:
+            over = status.over
+            for i in np.flatnonzero(self._par_epoch >= 0).tolist():
+                if self.states[i].epoch != self._par_epoch[i] or over[i]:
+                    gain[i] -= self.points_scale * self._par[i]  # that round is over
+                    self._par_epoch[i] = -1
         if self._material is not None:
-            lead = self._material_lead(i)
-            gain += self.material_scale * (lead - self._material_then[i])
-            self._material_then[i] = lead
+            for i in range(self.num_envs):
+                lead = self._material_lead(i)
+                gain[i] += self.material_scale * (lead - self._material_then[i])
+                self._material_then[i] = lead
         return gain
 
     def _reset_lead(self, games: Any) -> None:
         """New games: the lead when the learner first decides is the starting position."""
-        for i in games if self._shaped else ():
-            if self.points_scale:
-                self._lead_then[i] = self._lead(i)
-            if self._material is not None:
+        games = np.asarray(games, dtype=np.int64)
+        if not (self._shaped and games.size):
+            return
+        if self.points_scale:
+            self._lead_then[games] = self._leads(self.batch.scores())[games]
+        if self._material is not None:
+            for i in games.tolist():
                 self._material_then[i] = self._material_lead(i)
 
     def _observe_learner(self, games: Any) -> None:
         """Observation and mask of each game's pending learner decision."""
-        core, states, obs, masks, learner_seat = (
-            self.core,
-            self.states,
-            self._obs,
-            self._masks,
-            self.learner_seat,
-        )
-        for i in games:
-            state = states[i]
-            seat = core.seat_to_act(state)
-            learner_seat[i] = seat
-            obs[i] = core.observe(state, seat)
-            masks[i] = core.legal_mask(state)
-            if self.par is not None and state.epoch != self._par_epoch[i]:
+        games = np.asarray(games, dtype=np.int64)
+        seats = self.batch.status().seat[games]
+        self.learner_seat[games] = seats
+        self._obs[games] = self.batch.observe(games, seats)
+        self._masks[games] = self.batch.masks(games) != 0
+        for i in games.tolist() if self.par is not None else ():
+            state = self.states[i]
+            if state.epoch != self._par_epoch[i]:
                 self._par[i] = self.par.round_gain(state, self.rngs[i], self.learner_team[i])
                 self._par_epoch[i] = state.epoch
 
-    def _final_info(self, i: int, terminated: bool, truncated: bool, outcome: int) -> dict:
+    def _final_info(
+        self, i: int, status: Status, outcome: int, final_obs: np.ndarray, lead: float
+    ) -> dict:
+        terminated, truncated = bool(status.terminated[i]), bool(status.truncated[i])
         info = {
-            "terminal_observation": self.core.observe(self.states[i], int(self.learner_seat[i])),
-            "TimeLimit.truncated": bool(truncated and not terminated),
+            "terminal_observation": final_obs,
+            "TimeLimit.truncated": truncated and not terminated,
             "episode": {
                 "r": float(self._ep_return[i]),
                 "l": int(self._ep_len[i]),
                 "t": round(time.perf_counter() - self._ep_start[i], 6),
             },
             "result": RESULT_OF_OUTCOME[outcome] if terminated else "truncated",
-            "lead": self._lead(i),
+            "lead": float(lead),
             "opponent": self.opponents[i].name,
         }
         if self.record:
@@ -403,9 +397,10 @@ class SelfPlayVecEnv(VecEnv):
 
     def get_state(self, copy: bool = True) -> dict[str, Any]:
         """Everything that decides what happens next (for exact resume): a deep copy, or
-        with ``copy=False`` the live objects (pickle them before the env moves on)."""
+        with ``copy=False`` the live objects (pickle them before the env moves on). The games
+        are the engine's rows (``rows``) or, for a pure-Python core, its states."""
         state = {
-            "states": self.states,
+            "rows" if self.core.engine is not None else "states": self.batch.get_state(),
             "rngs": [r.bit_generator.state for r in self.rngs],
             "rng": self.rng.bit_generator.state,
             "learner_team": self.learner_team,
@@ -426,11 +421,10 @@ class SelfPlayVecEnv(VecEnv):
 
     def set_state(self, state: dict[str, Any]) -> None:
         state = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-        if len(state["states"]) != self.num_envs:
-            raise ValueError(
-                f"saved state has {len(state['states'])} games, env has {self.num_envs}"
-            )
-        self.states = state["states"]
+        games = state["rows"] if "rows" in state else state["states"]  # older: Game objects
+        if len(games) != self.num_envs:
+            raise ValueError(f"saved state has {len(games)} games, env has {self.num_envs}")
+        self.batch.set_state(games)
         for rng, saved in zip(self.rngs, state["rngs"], strict=True):
             rng.bit_generator.state = saved
         self.rng.bit_generator.state = state["rng"]

@@ -22,7 +22,12 @@ What each game's ``engine`` module provides (the same names in every game):
   ``status(row) -> (terminated, truncated, winner)``, ``score(row, team)``;
 * batch kernels over ``rows`` (``prange`` over the games), used by
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
-  ``first_illegal``, ``observe_batch``, ``masks_batch``, ``scores_batch``.
+  ``first_illegal``, ``observe_batch(rows, seats, obs)``, ``masks_batch(rows, masks)``;
+  and by the self-play training env (:mod:`train.vec_env`), which steps its games one round
+  of decisions at a time: ``status_batch(rows, seats, terminated, truncated, winners)``
+  (each game's ``to_act`` and ``status``), ``apply_batch(rows, actions)`` (``apply`` where
+  ``actions[i] >= 0``, the other games left as they are), ``scores_batch(rows, scores)``
+  (``scores[i, team] = score(rows[i], team)``).
 """
 
 import os

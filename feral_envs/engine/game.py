@@ -82,6 +82,13 @@ def stream_words(source: Any) -> np.ndarray:
     return words.astype(np.int32)
 
 
+def runs_on_engine(rule: Callable, engine: ModuleType) -> bool:
+    """Whether ``rule`` (a ``GameCore`` function) is :func:`engine_core`'s over ``engine``:
+    code that runs the engine's batch kernels in its place (``train.game_batch``) must not
+    skip a replacement, such as the observation with advice of ``train.advice``."""
+    return getattr(rule, "engine", None) is engine
+
+
 def engine_core(
     engine: ModuleType,
     decode: Callable[[np.ndarray, Any], Any],
@@ -127,6 +134,12 @@ def engine_core(
     def scores(game: Game) -> np.ndarray:
         return np.array([score(game.row, 0), score(game.row, 1)], dtype=np.int64)
 
+    def seat_to_act(game: Game) -> int:
+        return int(to_act(game.row))
+
+    for rule in (seat_to_act, legal_mask, apply, observe, scores, status):
+        rule.engine = engine  # type: ignore[attr-defined]  # see runs_on_engine
+
     core = GameCore(
         **description,
         team_of_seat=tuple(int(team) for team in engine.TEAM_OF_SEAT),
@@ -134,7 +147,7 @@ def engine_core(
         obs_shape=obs_shape,
         obs_dtype=np.float32,
         new_game=new_game,
-        seat_to_act=lambda game: int(to_act(game.row)),
+        seat_to_act=seat_to_act,
         legal_mask=legal_mask,
         apply=apply,
         observe=observe,

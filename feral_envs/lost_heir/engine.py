@@ -834,8 +834,27 @@ def masks_batch(rows, masks):
         legal_mask(rows[i], masks[i])
 
 
+@njit(cache=True, parallel=True)
+def status_batch(rows, seats, terminated, truncated, winners):
+    """Every game's seat to act and ``status``: ``seats[i] = to_act(rows[i])``,
+    ``(terminated[i], truncated[i], winners[i]) = status(rows[i])``."""
+    for i in prange(rows.shape[0]):
+        seats[i] = to_act(rows[i])
+        terminated[i], truncated[i], winners[i] = status(rows[i])
+
+
+@njit(cache=True, parallel=True)
+def apply_batch(rows, actions):
+    """``apply(rows[i], actions[i])`` in every game whose ``actions[i] >= 0`` (a legal
+    action); a game with a negative action is left as it is."""
+    for i in prange(rows.shape[0]):
+        if actions[i] >= 0:
+            apply(rows[i], actions[i])
+
+
 @njit(cache=True)
 def scores_batch(rows, out):
+    """``out[i, team] = score(rows[i], team)``: both teams' scores of every game."""
     for i in range(rows.shape[0]):  # two reads a game: threads would cost more
         out[i, 0] = score(rows[i], 0)
         out[i, 1] = score(rows[i], 1)

@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import keywords_of
+from conftest import REAL_CORES, keywords_of
 from replay import expected_rewards, replay
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from toy_core import HANDOVER, STRIKE, TOY2, TOY4
@@ -263,3 +263,84 @@ def test_same_seed_same_games_and_state_round_trip():
     c, d = make_env(TOY4, seed=10, record=False), make_env(TOY4, seed=9, record=False)
     c.reset(), d.reset()
     assert [s.dealer for s in c.states] != [s.dealer for s in d.states]
+
+
+class CountingEngine:
+    """A game's engine module whose functions count their calls, by name."""
+
+    def __init__(self, engine):
+        self.engine, self.calls = engine, Counter()
+
+    def __getattr__(self, name):
+        value = getattr(self.engine, name)
+        if not callable(value):
+            return value
+
+        def counted(*args):
+            self.calls[name] += 1
+            return value(*args)
+
+        return counted
+
+
+class WatchingRandom(RandomOpponent):
+    """Random play that asks for observations (as a network does)."""
+
+    needs_obs = True
+
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.mark.parametrize("n_envs", [4, 64])
+@pytest.mark.parametrize("core", REAL_CORES, ids=lambda core: core.name)
+def test_a_round_of_decisions_is_a_few_kernel_calls_whatever_the_number_of_games(core, n_envs):
+    """Every step is the learner's apply, then rounds of opponent decisions, each one status,
+    mask, observation and apply call over the whole batch (never one call per game), then
+    the learner's next decision: a number of kernel calls bounded by the number of rounds,
+    whatever ``n_envs``. (A new game is started on its own, by ``core.new_game``.)"""
+    pool = OpponentPool(0.6, 0.0, 0.4, 2, seed=0)
+    pool.snapshots += [WatchingRandom("watcher_a"), WatchingRandom("watcher_b")]
+    env = make_env(core, n_envs=n_envs, seed=6, pool=pool, record=False)
+    env.reset()
+    engine = env.batch.engine = CountingEngine(env.batch.engine)
+    rng = np.random.default_rng(6)
+    batched = {"status_batch", "masks_batch", "observe_batch", "apply_batch", "scores_batch"}
+    most_rounds = 0
+    for _ in range(30):
+        engine.calls.clear()
+        masks = env.action_masks()
+        env.step(np.where(masks, rng.random(masks.shape), -1).argmax(axis=1))
+        calls = engine.calls
+        assert set(calls) <= batched, calls
+        rounds = calls["apply_batch"] - 1  # the learner's apply, then one per round
+        assert calls["masks_batch"] == rounds + 1  # one per round, then the learner's
+        assert calls["observe_batch"] <= rounds + 2  # and the final observations of a step
+        assert calls["status_batch"] <= 2 * rounds + 2
+        assert calls["scores_batch"] <= 2
+        most_rounds = max(most_rounds, rounds)
+    assert most_rounds >= 1
+
+
+@pytest.mark.parametrize("core", REAL_CORES, ids=lambda core: core.name)
+def test_engine_games_resume_exactly_from_their_rows(core):
+    """The state holds the games' rows (an older one the Game objects: still read)."""
+    a, b, c = (make_env(core, n_envs=6, seed=8, record=False) for _ in range(3))
+    a.reset(), b.reset(), c.reset()
+    for step in range(40):
+        if step == 20:
+            saved = a.get_state()
+            assert saved["rows"].shape == (6, core.engine.ROW_SIZE) and "states" not in saved
+            b.set_state(saved)
+            older = dict(saved, states=[game.copy() for game in a.states])
+            del older["rows"]
+            c.set_state(older)
+        actions = a.action_masks().argmax(axis=1)
+        results = [env.step(actions) for env in (a, b, c)]
+        if step >= 20:
+            for got in results[1:]:
+                for x, y in zip(results[0][:3], got[:3], strict=True):
+                    np.testing.assert_array_equal(x, y)
+    for env in (b, c):
+        np.testing.assert_array_equal(env.batch.rows, a.batch.rows)
+        assert all(s.row.base is env.batch.rows for s in env.states)  # views of the batch

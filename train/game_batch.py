@@ -16,9 +16,10 @@ material, traces, tests) reads the batch. Putting a game in a slot (``states[i] 
 moves its row into the batch; the game it replaces keeps its final position (a copy).
 
 The env runs the kernels on one thread (:func:`on_one_thread`): a call over a training
-batch's games takes microseconds, less than handing work to another thread. On the 2-core
-machine, 128 Lost Heir games stepped about 3.5 times slower on numba's two threads than on
-one, and at times 100 times slower (calls waiting for the second thread to be scheduled).
+batch's games takes microseconds. On the 2-core machine, quiet, numba's two threads stepped
+128 Lost Heir games only about 6% faster than one; with other jobs running, each call waited
+for the second thread to be scheduled, and training ran up to 20 times slower
+(``benchmarks/bench_train.py``: 1,000 learner decisions/s against 13,000-16,000 on one thread).
 """
 
 from __future__ import annotations

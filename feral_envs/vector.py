@@ -309,20 +309,23 @@ class VectorEnv:
 
     def status(self) -> tuple[np.ndarray, np.ndarray]:
         """``(terminated, truncated)`` of every game as it stands."""
-        term = np.empty(self.num_envs, dtype=bool)
-        trunc = np.empty(self.num_envs, dtype=bool)
-        for i in range(self.num_envs):
-            t, tr, _ = self.engine.status(self.rows[i])
-            term[i], trunc[i] = t, tr
-        return term, trunc
+        _, terminated, truncated, _ = self._status()
+        return terminated, truncated
+
+    def _status(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every game's seat to act, terminated, truncated and winner: one kernel call."""
+        n = self.num_envs
+        seats, winners = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        terminated, truncated = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
+        self.engine.status_batch(self.rows, seats, terminated, truncated, winners)
+        return seats, terminated, truncated, winners
 
     def _current(self) -> Batch:
         """The batch as the games stand, rewards 0 (after a reset)."""
         out = self._outputs()
-        out.current_seat[:] = [self.engine.to_act(r) for r in self.rows]
+        out.current_seat[:], out.terminated[:], out.truncated[:], _ = self._status()
         self.engine.observe_batch(self.rows, out.current_seat, out.observation_flat)
         self.engine.masks_batch(self.rows, out.action_mask)
-        out.terminated[:], out.truncated[:] = self.status()
         return out.batch(self)
 
     def _outputs(self) -> _Outputs:

@@ -455,9 +455,9 @@ def _blank(row):
 
 @njit(cache=True)
 def _random_setup(row, seat):
-    """Place ``seat``'s army on random home squares, never walling in the whole army: as the
-    old core, a shuffled copy of the home squares (in ego order), drawn again until the army
-    has a legal move."""
+    """Place ``seat``'s army on random home squares, never walling in the whole army: a
+    shuffled copy of the home squares (in ego order), drawn again until the army has a legal
+    move (the draws the golden fixture pins)."""
     mode = row[MODE]
     squares = np.empty(N_HOME, dtype=np.int64)
     while True:
@@ -498,9 +498,10 @@ def new_game(row):
 
 def start(row: np.ndarray, config: rules.Config, options: dict) -> None:
     """Start a game in ``row`` from ``config`` (``rules.make_config``), ``reset`` ``options``
-    and the stream words already in ``row[0:4]``, as old ``rules.new_game`` does.
+    and the stream words already in ``row[0:4]``.
 
-    Invalid options raise the old core's ``ValueError`` and leave ``row`` untouched."""
+    Invalid options raise ``rules.parse_options``'s ``ValueError`` and leave ``row``
+    untouched."""
     plan = rules.parse_options(config, options)
     if config.max_moves > MAX_MOVES_LIMIT:
         raise ValueError(
@@ -588,8 +589,8 @@ def _fill_plane(out, plane, value):
 
 @njit(cache=True)
 def observe(row, seat, out):
-    """Write ``seat``'s observation into ``out`` (flat, OBS_SIZE, any numeric dtype): the old
-    ``encoding.observe`` values, square ``ego`` at ``out[ego * N_PLANES : ...]``. The
+    """Write ``seat``'s observation into ``out`` (flat, OBS_SIZE, any numeric dtype): the
+    values ``encoding.OBS`` documents, square ``ego`` at ``out[ego * N_PLANES : ...]``. The
     ``move_count`` plane is a fraction: an integer ``out`` holds it truncated."""
     out[:] = 0
     in_setup = row[PHASE] == PHASE_SETUP

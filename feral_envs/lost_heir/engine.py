@@ -302,8 +302,8 @@ def _check_fits(what: str, value: int) -> None:
 
 def start(row: np.ndarray, config: rules.Config, options: dict[str, Any] | None) -> None:
     """Start a game in ``row`` from the stream words already in ``row[0:4]``: validate
-    ``options`` as the old core does (``ValueError``, ``row`` untouched), write the keywords,
-    draw the dealer unless given, deal the first hand unless given."""
+    ``options`` with ``rules.parse_options`` (``ValueError``, ``row`` untouched), write the
+    keywords, draw the dealer unless given, deal the first hand unless given."""
     dealer, hands, scores = rules.parse_options(config, options)
     _check_fits("target_score", config.target_score)
     _check_fits("max_hands", config.max_hands)

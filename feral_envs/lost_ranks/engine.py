@@ -290,7 +290,7 @@ def _deal_from_deck(row):
 @njit(cache=True)
 def _flip_trump_and_deal(row):
     """Shuffle the 53 cards and flip the top one; a Jack or the Spy goes back and the deck
-    is reshuffled (``rules.flip_trump_and_deal``)."""
+    is reshuffled (RULES.md: the Trump Card is an Infantry card)."""
     deck = row[_DEAL : _DEAL + N_CARDS]
     permutation(row, N_CARDS, deck)
     while deck[0] == SPY or JACK_INDEX[deck[0]] >= 0:
@@ -353,8 +353,8 @@ def _start_play(row):
 
 @njit(cache=True)
 def new_game(row):
-    """A fresh random game from the keywords and the stream in ``row``
-    (``rules.new_game(config, rng, {})``)."""
+    """A fresh random game from the keywords and the stream in ``row`` (round 1, no
+    scores, the pass first)."""
     _begin_game(row, 1, 0, 0, 0)
     _flip_trump_and_deal(row)
     _start_round(row, False)
@@ -362,8 +362,8 @@ def new_game(row):
 
 def start(row: np.ndarray, config: rules.Config, options: dict) -> None:
     """Start a game in ``row`` from its stream words (``row[0:4]``, set by the caller), the
-    keywords of ``config`` and the ``reset`` options, as ``rules.new_game(config, rng,
-    options)``. Bad options raise its ``ValueError`` before ``row`` changes."""
+    keywords of ``config`` and the ``reset`` options. Bad options raise
+    ``rules.parse_options``'s ``ValueError`` before ``row`` changes."""
     begin = rules.parse_options(options)
     row[_VARIANT] = rules.VARIANTS.index(config.variant)
     red, black = begin.scores
@@ -471,7 +471,7 @@ def _random_legal(row, stream):
 
 @njit(cache=True)
 def apply(row, action):
-    """Play the legal ``action`` (a card id) of the seat to act (``rules.apply``)."""
+    """Play the legal ``action`` (a card id) of the seat to act: a pass choice or a card."""
     if row[_PHASE] == PASS:
         _apply_pass(row, action)
     else:
@@ -630,7 +630,7 @@ def score(row, team):
 
 @njit(cache=True)
 def observe(row, seat, out):
-    """The observation of ``seat`` (``encoding.observe``) written into ``out`` (flat)."""
+    """The observation of ``seat`` (``encoding.OBS``) written into ``out`` (flat)."""
     out[:] = 0
     _observe_round(row, seat, out)
     _observe_pass(row, seat, out)

@@ -17,7 +17,9 @@ Conventions:
   while the game runs; ``apply`` mutates the state in place and assumes a legal action;
 * ``status(state)`` is ``(terminated, truncated, winner)`` with ``winner`` a team or ``DRAW``;
 * ``scores(state)`` is the game score of each team, shape (2,) (zeros for Hidden Ranks);
-* all randomness comes from the ``np.random.Generator`` passed in.
+* all randomness comes from the game's own stream, in its state row: ``new_game`` takes the
+  stream's four words, or a ``np.random.Generator`` to draw them from; ``apply`` ignores its
+  ``rng`` argument (kept for callers), since later deals draw from the row.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ The batch (:class:`Batch`) has one entry per game in each of its fields (``BATCH
 tabled in ``docs/vector.md``).
 
 **Automatic restarts (Gymnasium's next-step autoreset).** The step that ends a game returns
-that game's final rewards, ``terminated`` or ``truncated``, and its final observation (of the
-seat that would act there: the last to act; its mask is all zeros). The next ``step`` restarts
+that game's final rewards, ``terminated`` or ``truncated``, and its final observation (of
+``current_seat``, the seat the rules leave to act, such as the last trick's winner; its mask
+is all zeros). The next ``step`` restarts
 that game instead of playing: its action is ignored (any value is accepted, ``random_actions``
 gives 0), its rewards are 0, and the batch shows the new game's first decision. The new game
 draws from the same game's random stream, so it too depends only on the seed. Use

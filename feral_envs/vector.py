@@ -344,9 +344,14 @@ class VectorEnv:
         rows = np.asarray(state["rows"])
         action_rows = np.asarray(state["action_rows"])
         if rows.shape != self.rows.shape or rows.dtype != np.int32:
-            raise ValueError(f"rows must be int32 of shape {self.rows.shape}, got {rows.shape}")
+            raise ValueError(
+                f"rows must be int32 of shape {self.rows.shape}, got {rows.dtype} {rows.shape}"
+            )
         if action_rows.shape != self.action_rows.shape or action_rows.dtype != np.int32:
-            raise ValueError(f"action_rows must be int32 of shape {self.action_rows.shape}")
+            raise ValueError(
+                f"action_rows must be int32 of shape {self.action_rows.shape}, "
+                f"got {action_rows.dtype} {action_rows.shape}"
+            )
         self.rows = rows.copy()
         self.action_rows = action_rows.copy()
 

@@ -14,6 +14,9 @@ Specs (the arena's ``--agents`` take the same strings):
     available. It samples from the policy's distribution.
 ``ppo_argmax:PATH``
     The same checkpoint, always playing its most likely legal action (same plug-in).
+``pimc[:worlds=N,time=SECONDS,...]`` (and the other prefixes of ``agents.search.SEARCH_PREFIXES``)
+    A search bot: ``agents/search/<game>.py`` names which of them a game has and what their
+    arguments mean (:mod:`agents.search`).
 
 Every prefix maps to a loader ``loader(argument, game, seed, keywords) -> Policy``, where
 ``argument`` is the text after the first ``:`` (``""`` if none) and ``keywords`` are the
@@ -30,6 +33,7 @@ from typing import Any
 
 from agents.base import Policy
 from agents.random_policy import RandomPolicy
+from agents.search import SEARCH_PREFIXES, load_search
 
 Loader = Callable[[str, str, int, dict[str, Any]], Policy]
 """``loader(argument, game, seed, keywords) -> Policy`` for one spec prefix."""
@@ -47,6 +51,7 @@ SPEC_FORMS: dict[str, str] = {
     "heuristic": "heuristic",
     "ppo": "ppo:PATH",
     "ppo_argmax": "ppo_argmax:PATH",
+    **SEARCH_PREFIXES,
 }
 """How each prefix is written, for error messages and ``--help``."""
 
@@ -142,3 +147,7 @@ def _load_heuristic(argument: str, game: str, seed: int, keywords: dict[str, Any
 
 _LOADERS["random"] = _load_random
 _LOADERS["heuristic"] = _load_heuristic
+for _prefix in SEARCH_PREFIXES:
+    _LOADERS[_prefix] = lambda argument, game, seed, keywords, _p=_prefix: load_search(
+        _p, argument, game, seed, keywords
+    )

@@ -79,6 +79,11 @@ class GameCore:
     """The game's compiled engine module (``feral_envs.<game>.engine``) whose kernels these
     functions call (:func:`feral_envs.engine.game.engine_core`); None for a core of plain
     Python functions (the tests' toy games)."""
+    search: str | None = None
+    """Dotted name of the game's search module (``"feral_envs.lost_heir.search"``), imported
+    on first use by ``clone``'s siblings ``sample_world`` and ``solve``; None for a game
+    without one. The module offers ``sample_world(row, config, seat, rng) -> row`` and, for
+    the card games, ``solve(row, config) -> {action: value}`` (``shared/API.md``, "Search")."""
 
     @property
     def n_seats(self) -> int:

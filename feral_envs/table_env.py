@@ -19,6 +19,8 @@ The contract is ``shared/API.md``; rewards:
 
 from __future__ import annotations
 
+import copy
+import importlib
 import warnings
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -181,6 +183,62 @@ class TableEnv(AECEnv):
         critics): the engine's state row, everything shown (``state_space``; its layout is the
         engine's ``STATE``, in the game's docs)."""
         return self.game.row.copy()
+
+    # --- search (shared/API.md, "Search") -------------------------------------------------
+
+    def clone(self) -> TableEnv:
+        """An independent raw env in exactly this position, with the same future random stream
+        (the row's) and the same generator for later resets: a copy of the row and of the
+        little turn bookkeeping, never of a history."""
+        new = copy.copy(self)
+        new.game = self.game.copy() if self.game is not None else None
+        new.agents = list(self.agents)
+        new.rewards = dict(self.rewards)
+        new._cumulative_rewards = dict(self._cumulative_rewards)
+        new.terminations = dict(self.terminations)
+        new.truncations = dict(self.truncations)
+        new.infos = {agent: dict(info) for agent, info in self.infos.items()}
+        new.np_random = copy.deepcopy(self.np_random)
+        return new
+
+    def sample_world(self, agent: str, rng: np.random.Generator) -> TableEnv:
+        """A new raw env in a full state consistent with everything ``agent`` may know, drawn
+        from its view and ``rng`` alone (the game's search module says how). ``agent``'s
+        observation there equals its observation here; this env is not changed."""
+        seat = self._seat_for_search(agent)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+        row = self._search_module("sample_world").sample_world(
+            self.game.row, self.config, seat, rng
+        )
+        world = self.clone()
+        world.game = type(self.game)(self.game.decode, self.config, row)
+        # The generator of later resets is hidden too (it deals the next games): the world's
+        # comes from rng.
+        world.np_random = np.random.default_rng(rng.integers(2**63))
+        return world
+
+    def solve(self) -> dict[int, float]:
+        """The open-card value of each legal action of the seat to act (card games, play
+        phase): ``{action: value}``, a value being the acting team's score change for this
+        hand or round minus the other team's under optimal play by both teams."""
+        if self.game is None:
+            raise ValueError("solve() needs a game: call reset() first")
+        return self._search_module("solve").solve(self.game.row, self.config)
+
+    def _seat_for_search(self, agent: str) -> int:
+        if self.game is None:
+            raise ValueError("sample_world() needs a game: call reset() first")
+        if agent not in self._agent_seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return self._agent_seat[agent]
+
+    def _search_module(self, function: str) -> Any:
+        name = self.core.search
+        module = importlib.import_module(name) if name is not None else None
+        if module is None or not hasattr(module, function):
+            raise ValueError(f"{self.core.name} offers no {function}()")
+        return module
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         rng = np.random.default_rng(seed) if seed is not None else self.np_random

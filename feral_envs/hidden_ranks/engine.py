@@ -804,14 +804,16 @@ def random_batch(rows, rng_rows, out):
         out[i] = _random_legal(rows[i], rng_rows[i], firsts, lengths)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def first_illegal(rows, actions):
     """Index of the first game whose action is not legal (a finished game accepts any), or
-    -1. A plain loop: the first one is wanted, and each check is a few reads."""
-    for i in range(rows.shape[0]):
+    -1."""
+    n = rows.shape[0]
+    first = n
+    for i in prange(n):
         if not rows[i, TERMINATED] and not is_legal(rows[i], actions[i]):
-            return i
-    return -1
+            first = min(first, i)
+    return first if first < n else -1
 
 
 # --- the AEC env's step and observation, one call each ----------------------------------

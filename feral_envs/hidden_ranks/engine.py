@@ -311,7 +311,8 @@ def legal_mask(row, out):
         if _CAN_MOVE[seat, code]:
             for direction in range(N_DIRECTIONS):
                 first = N_PLACE + ego * _DISTANCES + direction * MAX_DISTANCE
-                out[first : first + _reach(row, seat, ego, direction, code)] = 1
+                for action in range(first, first + _reach(row, seat, ego, direction, code)):
+                    out[action] = 1
     banned = _banned(row, seat)
     if banned >= 0:
         out[banned] = 0

@@ -39,6 +39,8 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from feral_envs.core import DRAW, GameCore, check_keywords
 from feral_envs.engine.rng import seed_words, words_from
 
+_INT8, _FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
+
 
 def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
     """Return ``value`` if it is one of ``allowed``, else raise ``ValueError`` naming both."""
@@ -280,10 +282,14 @@ class TableEnv(AECEnv):
         if self._engine is None:
             mask = self._legal_mask(self.game) if to_act else self._zero_mask.copy()
             return {"observation": self._observe(self.game, seat), "action_mask": mask}
-        # New arrays every call (a returned observation stays as it is after later steps),
-        # both written by one kernel call.
-        mask = np.empty(self.n_actions, dtype=np.int8)
-        obs = np.empty(self._obs_size, dtype=np.float32)
+        return self._observed(seat, to_act)
+
+    def _observed(self, seat: int, to_act: bool) -> dict[str, np.ndarray]:
+        """The observation dict of ``seat`` (engine cores): new arrays on every call, so that
+        a returned observation stays as it is after later steps, written by one kernel
+        call."""
+        mask = np.empty(self.n_actions, _INT8)
+        obs = np.empty(self._obs_size, _FLOAT32)
         self._observe_masked(self.game.row, seat, to_act, obs, mask)
         if self._obs_shape is not None:
             obs = obs.reshape(self._obs_shape)
@@ -291,14 +297,21 @@ class TableEnv(AECEnv):
 
     def last(self, observe: bool = True) -> tuple:
         """PettingZoo's ``last``: the agent to act's observation, cumulative reward,
-        termination, truncation and info."""
+        termination, truncation and info (``observe`` inlined: one call per step less)."""
         agent = self.agent_selection
         assert agent is not None
+        terminated, truncated = self.terminations[agent], self.truncations[agent]
+        if not observe:
+            observation = None
+        elif self._engine is None:
+            observation = self.observe(agent)
+        else:
+            observation = self._observed(self._agent_seat[agent], not (terminated or truncated))
         return (
-            self.observe(agent) if observe else None,
+            observation,
             self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
+            terminated,
+            truncated,
             self.infos[agent],
         )
 

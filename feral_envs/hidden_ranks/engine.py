@@ -585,12 +585,12 @@ def _square_planes(code: int, seat: int, hide_enemy: bool) -> list[int]:
 
 
 _SET_PER_SQUARE = 3
-_SQUARE_PLANE = np.full((N_SEATS, 2, 256, _SET_PER_SQUARE), P_LAKE, dtype=np.int64)
+_SQUARE_PLANE = np.full((N_SEATS, 2, 256, _SET_PER_SQUARE), P_LAKE, dtype=np.int8)
 """``_SQUARE_PLANE[seat, hide_enemy, code, k]``, ``_SQUARE_VALUE[...]`` (raveled below): the
 three writes that show a square holding ``code`` to ``seat`` (:func:`_square_planes`; the
 unused ones repeat the last, or write 0 on the lake plane of an empty square), so that
-:func:`observe` writes every square without a branch."""
-_SQUARE_VALUE = np.zeros((N_SEATS, 2, 256, _SET_PER_SQUARE), dtype=np.int64)
+:func:`observe` writes a square's planes without a branch on its piece (int8: small tables)."""
+_SQUARE_VALUE = np.zeros((N_SEATS, 2, 256, _SET_PER_SQUARE), dtype=np.int8)
 for _seat in range(N_SEATS):
     for _hide in range(2):
         for _code in range(256):
@@ -650,10 +650,12 @@ def observe(row, seat, out):
                 out[ego * N_PLANES + plane] = value
     table = ((seat * 2) + (1 if row[PHASE] == PHASE_SETUP else 0)) * 256
     for ego in range(N_SQUARES):
-        base = ego * N_PLANES
-        entry = (table + row[BOARD + _square(seat, ego)]) * _SET_PER_SQUARE
-        for k in range(_SET_PER_SQUARE):
-            out[base + _SQUARE_PLANE[entry + k]] = _SQUARE_VALUE[entry + k]
+        code = row[BOARD + _square(seat, ego)]
+        if code != EMPTY:
+            base = ego * N_PLANES
+            entry = (table + code) * _SET_PER_SQUARE
+            for k in range(_SET_PER_SQUARE):
+                out[base + _SQUARE_PLANE[entry + k]] = _SQUARE_VALUE[entry + k]
     _observe_last_move(out, row, seat, seat, P_MY_LAST_FROM)
     _observe_last_move(out, row, seat, 1 - seat, P_ENEMY_LAST_FROM)
 

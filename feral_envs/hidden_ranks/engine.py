@@ -655,7 +655,7 @@ def observe(row, seat, out):
             base = ego * N_PLANES
             entry = (table + code) * _SET_PER_SQUARE
             for k in range(_SET_PER_SQUARE):
-                out[base + _SQUARE_PLANE[entry + k]] = _SQUARE_VALUE[entry + k]
+                out[base + np.int64(_SQUARE_PLANE[entry + k])] = _SQUARE_VALUE[entry + k]
     _observe_last_move(out, row, seat, seat, P_MY_LAST_FROM)
     _observe_last_move(out, row, seat, 1 - seat, P_ENEMY_LAST_FROM)
 

@@ -230,8 +230,8 @@ def _world(obs, variant, seat, to_act, pass_step, stream, out):
         row[_TO_ACT] = to_act
         row[_PASS_STEP] = pass_step
         return _OK
-    # The play phase.
-    if n_mine != PASS_SIZE:
+    # The play phase (a round started at the play, reset option start="play", had no pass).
+    if n_mine != PASS_SIZE and n_mine != 0:
         return -4
     n_from = 0
     for card in range(N_CARDS):
@@ -295,7 +295,7 @@ def _world(obs, variant, seat, to_act, pass_step, stream, out):
     for step in range(PASS_SIZE):
         card = row[mine + step]
         to = partner if step < PASS_SIZE - 1 else enemy
-        if row[_PLAYED_BY + card] == NO_SEAT:
+        if card != NO_CARD and row[_PLAYED_BY + card] == NO_SEAT:
             row[holder + card] = to
             room[to] -= 1
     hidden = np.empty(N_CARDS, np.int64)

@@ -816,7 +816,7 @@ def _after(hands, trick, st, card, ctx, tt_keys, tt_info, stats, buf):
         st[2] = SUIT_OF[card]
     if n < N_SEATS - 1:
         st[0] = n + 1
-        return _search(hands, trick, st, -INF, INF, ctx, tt_keys, tt_info, stats, buf)
+        return _mtd(hands, trick, st, ctx, tt_keys, tt_info, stats, buf)
     pos = _trick_best(trick, N_SEATS, st[2], ctx[_C_TRUMP])
     points = 0
     next_leader = leader
@@ -827,7 +827,28 @@ def _after(hands, trick, st, card, ctx, tt_keys, tt_info, stats, buf):
         return points
     st[0], st[1], st[2] = 0, next_leader, NO_SUIT
     trick[:] = NO_CARD
-    return points + _search(hands, trick, st, -INF, INF, ctx, tt_keys, tt_info, stats, buf)
+    return points + _mtd(hands, trick, st, ctx, tt_keys, tt_info, stats, buf)
+
+
+@njit(cache=False)  # calls the recursive search: see _search
+def _mtd(hands, trick, st, ctx, tt_keys, tt_info, stats, buf):
+    """The exact value of the position (as :func:`_search` gives it) by null-window
+    searches (MTD(f)): each asks whether the value reaches a bound, the table keeping what
+    earlier ones found, until the lower and upper bounds meet."""
+    red, black = _bounds(hands, trick, st[0], st[1], ctx)
+    lo, hi = -black, red
+    guess = 0 if lo <= 0 <= hi else lo
+    while lo < hi:
+        bound = guess + 1 if guess == lo else guess  # is the value >= bound?
+        value = _search(hands, trick, st, bound - 1, bound, ctx, tt_keys, tt_info, stats, buf)
+        if stats[_STOPPED]:
+            return 0
+        if value < bound:
+            hi = value
+        else:
+            lo = value
+        guess = value
+    return lo
 
 
 class _Table:

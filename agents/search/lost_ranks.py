@@ -4,7 +4,7 @@
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
-   (default 16), or with ``time`` as many as fit in that many seconds (at least one, at most
+   (default 8), or with ``time`` as many as fit in that many seconds (at least one, at most
    ``worlds`` when both are given);
 2. value each legal card in each world with the open-card solver
    (:func:`feral_envs.lost_ranks.search.action_values`: the bot's army's points this round
@@ -38,12 +38,12 @@ from feral_envs.lost_ranks import rules, search
 from feral_envs.lost_ranks.encoding import OBS
 
 ARGUMENTS = {
-    "worlds": "worlds per decision, an integer >= 1 (default 16; with time: the most)",
+    "worlds": "worlds per decision, an integer >= 1 (default 8; with time: the most)",
     "time": "seconds per decision, a number > 0 (as many worlds as fit, at least one)",
     "nodes": "search nodes per world before the decision falls back to the heuristic, "
     "an integer >= 1 (default 200000)",
 }
-DEFAULT_WORLDS = 16
+DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
 
 

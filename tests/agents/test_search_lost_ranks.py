@@ -59,7 +59,7 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (16, None, 200_000)
+    assert parse({}) == (8, None, 200_000)
     assert parse({"worlds": "8"}) == (8, None, 200_000)
     assert parse({"time": "0.5"}) == (None, 0.5, 200_000)
     assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000)

@@ -341,3 +341,51 @@ def test_solve_refuses_the_pass_and_works_through_the_env():
     with_env = env.solve()
     assert with_env == search.solve(env.game.row, env.config)
     assert set(with_env) == set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
+
+
+def _plain_python_results() -> dict:
+    """Worlds and solves that a plain-Python run must reproduce exactly."""
+    out = {"worlds": [], "solves": []}
+    for state, seat in bot_positions(1, seed=21):
+        if state.tricks_done in (0, 8) and state.n_in_trick in (0, 2):
+            out["worlds"].append(world(state, seat, np.random.default_rng(7)).row.tolist())
+    for row in endings("turncoat", 2, 3, seed=4):
+        out["solves"].append(sorted(search.solve(row, CORE.make_config("turncoat")).items()))
+    state = CORE.new_game(CORE.make_config(), np.random.default_rng(0), {})
+    out["worlds"].append(world(state, 2, np.random.default_rng(8)).row.tolist())
+    return out
+
+
+def plain_python_check() -> None:
+    """Run in a subprocess with NUMBA_DISABLE_JIT=1: print the results as JSON."""
+    import json
+
+    import numba
+
+    assert numba.config.DISABLE_JIT
+    assert type(search._search).__name__ == "function", "the kernels must be plain Python"
+    print(json.dumps(_plain_python_results()))
+
+
+def test_the_search_runs_as_plain_python():
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    paths = [root, root / "tests", root / "tests" / "lost_ranks"]
+    env = {
+        **os.environ,
+        "NUMBA_DISABLE_JIT": "1",
+        "PYTHONPATH": os.pathsep.join(str(p) for p in paths),
+    }
+    code = "import test_lost_ranks_search as t; t.plain_python_check()"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    plain = json.loads(done.stdout.strip().splitlines()[-1])
+    compiled = json.loads(json.dumps(_plain_python_results()))
+    assert len(plain["worlds"]) >= 3 and plain == compiled

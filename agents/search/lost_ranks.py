@@ -21,7 +21,8 @@ allows. The seat's army is read from its observation (the Trump Card's colour an
 
 Deterministic given its seed with ``worlds`` alone; with ``time`` the number of worlds (and
 so the choice) depends on the machine's speed. ``stats`` gives the decisions made, their
-mean time and how many were searched; ``mean_seconds`` the mean time per decision.
+mean time, how many were searched and the search nodes visited (the cost, whatever the
+machine's load); ``mean_seconds`` the mean time per decision.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class Pimc(BasePolicy):
         self.searched = 0
         self.total_seconds = 0.0
         self.worlds_solved = 0
+        self.counter = np.zeros(2, np.int64)  # search nodes visited, stopped flag
 
     def reset(self, seed: int) -> None:
         super().reset(seed)
@@ -118,6 +120,7 @@ class Pimc(BasePolicy):
             "decisions": self.decisions,
             "searched": self.searched,
             "worlds_solved": self.worlds_solved,
+            "nodes": int(self.counter[0]),
             "mean_seconds": self.mean_seconds,
         }
 
@@ -139,7 +142,7 @@ class Pimc(BasePolicy):
         solved = 0
         while True:
             world = search.sample_from_observation(observation, self.config, seat, self.rng)
-            actions, values = search.action_values(world, self.nodes)
+            actions, values = search.action_values(world, self.nodes, self.counter)
             if values is None:
                 return fallback
             total[actions] += values

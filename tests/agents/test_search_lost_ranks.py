@@ -90,3 +90,15 @@ def test_a_time_budget_bounds_the_worlds():
         seen = env.observe(env.agent_selection)
     bot.act(seen["observation"], seen["action_mask"])
     assert bot.stats["searched"] == 1 and 1 <= bot.stats["worlds_solved"] < 50
+
+
+def test_the_docs_table_names_every_argument_and_default():
+    from pathlib import Path
+
+    from agents.search.lost_ranks import ARGUMENTS, DEFAULT_NODES, DEFAULT_WORLDS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "search.md").read_text()
+    section = text.split("## Lost Ranks", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert sorted(row.split("`")[1] for row in rows) == sorted(ARGUMENTS)
+    assert f"default {DEFAULT_WORLDS};" in section and f"default {DEFAULT_NODES})" in section

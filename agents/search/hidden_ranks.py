@@ -46,7 +46,7 @@ from agents.heuristic.hidden_ranks import HiddenRanksBot, geometry
 from feral_envs.engine.rng import words_from
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules
-from feral_envs.hidden_ranks.search import OK, world_from_observation
+from feral_envs.hidden_ranks.search import world_from_observation
 
 BOARD = E.BOARD
 TERMINATED, WINNER, TO_MOVE = E.TERMINATED, E.WINNER, E.TO_MOVE

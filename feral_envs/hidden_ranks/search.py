@@ -74,7 +74,7 @@ def _plane_square(obs, plane):
     for ego in range(N_SQUARES):
         value = obs[ego * _NP + plane]
         if value != 0:
-            return ego, int(round(value))
+            return ego, int(value + 0.5)
     return -1, 0
 
 
@@ -196,14 +196,14 @@ def world_from_observation(obs, seat, to_move, mode, setup, max_moves, flag_rows
     row[E.SETUP_NEXT] = army
     row[E.SETUP_NEXT + 1] = army
     for r in range(N_RANKS):
-        mine_removed = int(round(obs[E.P_MY_REMOVED + r]))
-        theirs_removed = int(round(obs[E.P_ENEMY_REMOVED + r]))
+        mine_removed = int(obs[E.P_MY_REMOVED + r] + 0.5)
+        theirs_removed = int(obs[E.P_ENEMY_REMOVED + r] + 0.5)
         row[E.REMOVED + N_RANKS * seat + r] = mine_removed
         row[E.REMOVED + N_RANKS * enemy + r] = theirs_removed
         pool[r + 1] -= theirs_removed
     _last_move(obs, row, seat, seat, E.P_MY_LAST_FROM)
     _last_move(obs, row, seat, enemy, E.P_ENEMY_LAST_FROM)
-    row[E.MOVES] = int(round(obs[E.P_MOVE_COUNT] * max_moves))
+    row[E.MOVES] = int(obs[E.P_MOVE_COUNT] * max_moves + 0.5)
     # The ranks of the unknown pieces: the pool, moved pieces mobile ranks only.
     size = 0
     mobile = 0

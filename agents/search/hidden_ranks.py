@@ -62,9 +62,13 @@ VALUE = np.array([0, 4, 1, 2.5, 2, 2.5, 3.5, 5, 7, 10, 14, 1.0, 0.0], dtype=np.f
 """Value of a piece by rank code (index 0 unused; S, 2, ..., 10, B, F; the Flag is the game)."""
 SPY_ALONE = 1.0
 MINER_BONUS = 1.5
-WIN = 1000.0
+WIN = 100.0
 INFO = 0.15
 PULL, PULL_EACH, DECAY = 2.0, 0.1, 0.8
+DEFEND, THREAT_DECAY = 6.0, 0.6
+HUNT = np.array([0, 0.3, 0.7, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0, 0], dtype=np.float64)
+"""Weight of each mobile rank's pull toward the enemy Flag: Miners most, the high ranks
+least (a Bomb may stand by the Flag)."""
 REPEAT, REPEAT_CAP, MEMORY = 0.3, 0.9, 12
 """Root penalty per time a move or its reverse is among the last MEMORY moves, capped."""
 FLAG_ROWS = np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 4], dtype=np.float64)
@@ -77,29 +81,47 @@ _LAKE_MASK[list(rules.LAKE_SQUARES)] = True
 DIST = geometry(_LAKE_MASK)[0].astype(np.int64)
 """Single steps between squares around the lakes (the board is the same in both frames)."""
 POWER = DECAY ** np.arange(DIST.max() + 1, dtype=np.float64)
+THREAT = np.concatenate(([1.0], THREAT_DECAY ** np.arange(DIST.max(), dtype=np.float64)))
+"""Threat of a mobile piece ``d`` steps from the other side's Flag: ``THREAT_DECAY ** (d - 1)``."""
 
 
 @njit(cache=True)
-def _evaluate(row, me, params):
-    """The position's value for seat ``me`` (module docstring)."""
-    flag = np.full(2, -1, dtype=np.int64)
-    marshals = np.zeros(2, dtype=np.int64)
-    bombs = np.zeros(2, dtype=np.int64)
+def _facts(row, facts):
+    """What stays fixed in a world's search, into ``facts`` (int64, 6): each side's Flag
+    square (-1 if none), and its Marshals and its Bombs, on the board or removed."""
+    facts[:] = 0
+    facts[0] = facts[1] = -1
     for square in range(N_SQUARES):
         code = row[BOARD + square]
         if code == EMPTY or code == LAKE:
             continue
         rank, side = code & RANK_BITS, (code >> 4) & 1
         if rank == FLAG:
-            flag[side] = square
+            facts[side] = square
         elif rank == MARSHAL:
-            marshals[side] += 1
+            facts[2 + side] += 1
         elif rank == BOMB:
-            bombs[side] += 1
-    info, pull, pull_each = params[0], params[1], params[2]
+            facts[4 + side] += 1
+    for side in range(2):
+        facts[2 + side] += row[E.REMOVED + rules.N_RANKS * side + MARSHAL - 1]
+        facts[4 + side] += row[E.REMOVED + rules.N_RANKS * side + BOMB - 1]
+
+
+@njit(cache=True)
+def _evaluate(row, me, params, facts):
+    """The position's value for seat ``me`` (module docstring); ``facts`` from
+    :func:`_facts` of the world's root (the Flags never move; a struck Flag ends the game)."""
+    flag = facts[0:2]
+    marshals = np.zeros(2, dtype=np.int64)
+    bombs = np.zeros(2, dtype=np.int64)
+    for side in range(2):
+        marshals[side] = facts[2 + side] - row[E.REMOVED + rules.N_RANKS * side + MARSHAL - 1]
+        bombs[side] = facts[4 + side] - row[E.REMOVED + rules.N_RANKS * side + BOMB - 1]
+    info, pull, pull_each, defend = params[0], params[1], params[2], params[3]
     score = 0.0
     nearest = np.zeros(2)
     total = np.zeros(2)
+    threat = np.zeros(2)
     for square in range(N_SQUARES):
         code = row[BOARD + square]
         if code == EMPTY or code == LAKE:
@@ -116,11 +138,14 @@ def _evaluate(row, me, params):
         if code & PUBLIC_BIT:
             score -= sign * info * value
         if rank < BOMB and flag[other] >= 0:
-            p = POWER[DIST[square, flag[other]]]
+            steps = DIST[square, flag[other]]
+            p = HUNT[rank] * POWER[steps]
             total[side] += p
             if p > nearest[side]:
                 nearest[side] = p
+            threat[side] += THREAT[steps]
     score += pull * (nearest[me] - nearest[1 - me]) + pull_each * (total[me] - total[1 - me])
+    score -= defend * (threat[1 - me] - threat[me])
     return score
 
 
@@ -150,17 +175,17 @@ def _generate(row, seat, out):
 
 
 @njit(cache=True)
-def _terminal(row, me, depth):
+def _terminal(row, me, depth, win):
     winner = row[WINNER]
     if winner == me:
-        return WIN + depth
+        return win + depth
     if winner < 0:
         return 0.0
-    return -WIN - depth
+    return -win - depth
 
 
 @njit(cache=True)
-def _alphabeta(rows, moves, depth, me, params, count, index, alpha, beta, best):
+def _alphabeta(rows, moves, depth, me, params, facts, count, index, alpha, beta, best):
     """Minimax value for ``me`` of ``rows[0]`` searched ``depth`` plies, alpha-beta, with an
     explicit stack (ply ``k`` in ``rows[k]``, its moves in ``moves[k]``): numba does not
     cache recursive functions safely."""
@@ -173,15 +198,15 @@ def _alphabeta(rows, moves, depth, me, params, count, index, alpha, beta, best):
             row = rows[ply]
             entering = False
             if row[TERMINATED]:
-                value = _terminal(row, me, depth - ply)
+                value = _terminal(row, me, depth - ply, params[4])
             elif ply == depth:
-                value = _evaluate(row, me, params)
+                value = _evaluate(row, me, params, facts)
             else:
                 count[ply] = _generate(row, row[TO_MOVE], moves[ply])
                 index[ply] = 0
                 best[ply] = -np.inf if row[TO_MOVE] == me else np.inf
                 if count[ply] == 0:  # not reached: a seat without a move has lost
-                    value = _evaluate(row, me, params)
+                    value = _evaluate(row, me, params, facts)
                 else:
                     entering = True
         else:
@@ -221,14 +246,16 @@ def search(obs, mode, setup, max_moves, flag_rows, stream, n_worlds, depth, para
     alpha = np.zeros(MAX_DEPTH + 1)
     beta = np.zeros(MAX_DEPTH + 1)
     best = np.zeros(MAX_DEPTH + 1)
+    facts = np.zeros(6, dtype=np.int64)
     for w in range(n_worlds):
         if world_from_observation(obs, 0, 0, mode, setup, max_moves, flag_rows, stream, world):
             return w
+        _facts(world, facts)
         for i in range(roots.shape[0]):
             rows[0, :] = world
             E.apply(rows[0], roots[i])
             totals[i] += _alphabeta(
-                rows, moves, depth - 1, 0, params, count, index, alpha, beta, best
+                rows, moves, depth - 1, 0, params, facts, count, index, alpha, beta, best
             )
     return n_worlds
 
@@ -250,7 +277,7 @@ class MinimaxBot(BasePolicy):
         self.config = rules.make_config(**config_keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
-        self.params = np.array([INFO, PULL, PULL_EACH], dtype=np.float64)
+        self.params = np.array([INFO, PULL, PULL_EACH, DEFEND, WIN], dtype=np.float64)
         self.history: deque[tuple[int, int]] = deque(maxlen=MEMORY)
         self.decisions = 0
         self.seconds = 0.0

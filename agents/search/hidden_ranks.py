@@ -9,13 +9,15 @@ penalty for repeating one of its last moves. The worlds are open: in each, both 
 as if they knew every rank of that world (determinized search), so a strike on an unknown
 piece is valued by what it meets in each world, i.e. by the chances the sampler gives.
 
-Evaluation (the bot's point of view; a win +:data:`WIN`, a loss -:data:`WIN`, a draw 0):
-material, by :data:`VALUE` (the Spy 1 once the enemy Marshal is gone, a Miner +1.5 while
-enemy Bombs stand), minus :data:`INFO` times the value of each piece whose rank the other
-side knows (the bot's own count against it, the enemy's for it), plus the Flag race: for
-each side, :data:`PULL` times ``DECAY ** d`` for its mobile piece nearest the other side's
-Flag (``d`` in single steps around the lakes) plus :data:`PULL_EACH` times that sum over all
-its mobile pieces, the bot's minus the enemy's.
+Evaluation (the bot's point of view; a win +:data:`WIN`, a loss -:data:`WIN`, a draw 0,
+sooner wins better): material, by :data:`VALUE` (the Spy 1 once the enemy Marshal is gone, a
+Miner +1.5 while enemy Bombs stand), minus :data:`INFO` times the value of each piece whose
+rank the other side knows (the bot's own count against it, the enemy's for it), plus the
+Flag race, the bot's minus the enemy's: for each side, :data:`PULL` times
+``HUNT[rank] * DECAY ** d`` for its mobile piece that scores most on it, ``d`` its distance
+to the other side's Flag in single steps around the lakes, plus :data:`PULL_EACH` times the
+sum of that over its mobile pieces; and :data:`DEFEND` times ``THREAT_DECAY ** (d - 1)``
+summed over its mobile pieces (the threat to the other side's Flag, any rank alike).
 
 Setup (``setup="choose"``): the heuristic's documented setup rule
 (:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed).

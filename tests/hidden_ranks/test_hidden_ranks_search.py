@@ -259,6 +259,17 @@ def test_minimax_plays_legal_whole_games_and_repeats_itself(mode, setup, max_mov
         assert bot.decisions > 0 and bot.mean_decision_seconds > 0
 
 
+def test_minimax_with_a_time_budget_searches_what_fits():
+    keywords = {"mode": "quick", "setup": "random"}
+    env = feral_envs.make(GAME, **keywords)
+    env.reset(seed=1)
+    bot = make_minimax({"time": "0.05", "depth": "1"}, 0, keywords)
+    observation = env.observe("gold")
+    action = bot.act(observation["observation"], observation["action_mask"])
+    assert observation["action_mask"][action] == 1
+    assert 1 <= bot.worlds_searched <= 1024 and bot.decisions == 1
+
+
 @pytest.mark.slow
 def test_minimax_plays_a_whole_full_game():
     play_game("full", "choose", "minimax:worlds=2,depth=2", 3, 2000)

@@ -24,8 +24,9 @@ Setup (``setup="choose"``): the heuristic's documented setup rule
 
 Spec ``minimax[:worlds=N,depth=D,time=SECONDS]``:
 
-- ``worlds``: worlds per decision (default 16), an integer >= 1;
-- ``depth``: plies searched in each world (default 2), 1 to 4;
+- ``worlds``: worlds per decision (default 8), an integer >= 1;
+- ``depth``: plies searched in each world (default 4 in the quick game, 3 in the full), 1 to
+  4;
 - ``time``: a budget in seconds per decision (> 0): worlds are searched two at a time until
   it is spent or ``worlds`` are done (``worlds`` then defaults to 1024). With ``time`` the
   play depends on the machine's speed; without it the bot is deterministic given its seed.
@@ -269,8 +270,8 @@ class MinimaxBot(BasePolicy):
         self,
         seed: int,
         keywords: dict[str, Any],
-        worlds: int = 16,
-        depth: int = 2,
+        worlds: int = 8,
+        depth: int = 3,
         time_limit: float | None = None,
         spec: str = "minimax",
     ) -> None:
@@ -359,6 +360,10 @@ def _integer(name: str, text: str, low: int, high: int | None) -> int:
 
 
 ARGUMENTS = ("worlds", "depth", "time")
+DEFAULT_WORLDS = 8
+DEFAULT_DEPTH = {"quick": 4, "full": 3}
+"""The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
+have more moves a ply)."""
 
 
 def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> MinimaxBot:
@@ -380,9 +385,10 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
                 f"minimax argument time={arguments['time']!r} is not allowed; it must be a "
                 "number of seconds > 0"
             )
-    default_worlds = 16 if time_limit is None else 1024
+    default_worlds = DEFAULT_WORLDS if time_limit is None else 1024
     worlds = _integer("worlds", arguments.get("worlds", str(default_worlds)), 1, None)
-    depth = _integer("depth", arguments.get("depth", "2"), 1, MAX_DEPTH)
+    default_depth = DEFAULT_DEPTH[keywords.get("mode", "full")]
+    depth = _integer("depth", arguments.get("depth", str(default_depth)), 1, MAX_DEPTH)
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"
     return MinimaxBot(seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec)

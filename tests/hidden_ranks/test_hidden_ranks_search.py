@@ -207,6 +207,7 @@ def test_minimax_arguments():
         "minimax:worlds=3,depth=1",
     )
     assert make_minimax({"time": "0.25"}, 0, keywords).time_limit == 0.25
+    assert (make_minimax({}, 0, keywords).depth, make_minimax({}, 0, {}).depth) == (4, 3)
     for arguments, message in [
         ({"worlds": "0"}, "worlds='0'"),
         ({"worlds": "many"}, "worlds='many'"),

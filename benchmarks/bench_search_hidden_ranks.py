@@ -2,7 +2,8 @@
 
 Plays ``--games`` games of a search spec against the heuristic (colours alternating, env
 seeds 0, 1, ...) in each mode asked, on one thread, and prints the bot's mean and largest
-time per move decision (setup placements, which follow the heuristic's rule, not counted),
+time per move decision (wall, and this process's CPU time, which a loaded machine inflates
+less) (setup placements, which follow the heuristic's rule, not counted),
 the decisions per game and the bot's score (a rough figure: the arena measures strength).
 Then the sampler alone: worlds drawn per second from one observation of a full game.
 
@@ -46,10 +47,10 @@ def play(spec: str, mode: str, seed: int) -> tuple[float, list[float], int]:
             env.step(None)
             continue
         before = bot.decisions
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         action = players[agent].act(observation["observation"], observation["action_mask"])
         if players[agent] is bot and bot.decisions > before:
-            times.append(time.perf_counter() - started)
+            times.append((time.perf_counter() - started, time.process_time() - cpu))
         env.step(action)
     winner = int(env.unwrapped.game.row[E.WINNER])
     score = 1.0 if winner == seat else 0.5 if winner < 0 else 0.0
@@ -71,9 +72,10 @@ def main() -> None:
             scores.append(score)
             times.extend(game_times)
             moves.append(game_moves)
-        t = np.array(times)
+        t, cpu = np.array(times).T
         print(
-            f"{args.spec} mode={mode}: {t.mean():.3f} s/decision mean, {t.max():.3f} max, "
+            f"{args.spec} mode={mode}: {t.mean():.3f} s/decision mean (wall; CPU "
+            f"{cpu.mean():.3f}), {t.max():.3f} max, "
             f"{len(t) / args.games:.0f} decisions/game, {np.mean(moves):.0f} moves/game, "
             f"score {np.mean(scores):.2f} vs heuristic over {args.games} games (rough)"
         )

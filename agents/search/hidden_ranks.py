@@ -32,7 +32,8 @@ Spec ``minimax[:worlds=N,depth=D,time=SECONDS]``:
   play depends on the machine's speed; without it the bot is deterministic given its seed.
 
 The bot reads only its observation, its mask and the game keywords. It reports its mean
-time per decision (:attr:`MinimaxBot.mean_decision_seconds`, over the moves it searched).
+time per decision (:attr:`MinimaxBot.mean_decision_seconds`, wall, and
+:attr:`MinimaxBot.mean_decision_cpu_seconds`, over the moves it searched).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import BasePolicy
-from agents.heuristic.hidden_ranks import HiddenRanksBot, geometry
+from agents.heuristic.hidden_ranks import HiddenRanksBot, geometry, plan_setup
 from feral_envs.engine.rng import words_from
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules
@@ -263,6 +264,26 @@ def search(obs, mode, setup, max_moves, flag_rows, stream, n_worlds, depth, para
     return n_worlds
 
 
+HIDE_FLAG = False
+"""Whether the bot's setup moves the heuristic's Flag off the back row
+(:func:`hidden_flag_plan`)."""
+
+
+def hidden_flag_plan(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list[int]]:
+    """The heuristic's setup plan, then the Flag swapped with a square of the second or third
+    row (ego rows 1-2) drawn at random, empty or holding a piece other than a Bomb."""
+    plan = plan_setup(rng, army)
+    holder = {square: rank for rank, squares in plan.items() for square in squares}
+    candidates = [s for s in range(10, 30) if holder.get(s) != BOMB]
+    target = candidates[int(rng.integers(len(candidates)))]
+    flag = plan[FLAG][0]
+    other = holder.get(target)
+    plan[FLAG] = [target]
+    if other is not None:
+        plan[other] = [flag if s == target else s for s in plan[other]]
+    return plan
+
+
 class MinimaxBot(BasePolicy):
     """The module docstring's bot."""
 
@@ -284,12 +305,19 @@ class MinimaxBot(BasePolicy):
         self.history: deque[tuple[int, int]] = deque(maxlen=MEMORY)
         self.decisions = 0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
         self.worlds_searched = 0
 
     @property
     def mean_decision_seconds(self) -> float:
         """Mean wall time of the move decisions searched so far (all games), in seconds."""
         return self.seconds / self.decisions if self.decisions else 0.0
+
+    @property
+    def mean_decision_cpu_seconds(self) -> float:
+        """Mean CPU time of this process per move decision (one thread: the figure a loaded
+        machine does not inflate as it does the wall time)."""
+        return self.cpu_seconds / self.decisions if self.decisions else 0.0
 
     def reset(self, seed: int) -> None:
         super().reset(seed)
@@ -302,10 +330,15 @@ class MinimaxBot(BasePolicy):
             raise ValueError("action_mask marks no legal action: it is not this bot's turn")
         flat = np.asarray(observation).reshape(-1)
         if flat[E.P_SETUP_PHASE] > 0:
+            if self.setup_bot.plan is None and HIDE_FLAG:
+                self.setup_bot.plan = hidden_flag_plan(
+                    self.setup_bot.rng, rules.ARMIES[self.config.mode]
+                )
             return self.setup_bot.act(observation, action_mask)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = self._choose(flat, legal)
         self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu
         self.decisions += 1
         move = action - E.N_PLACE
         self.history.append((int(rules.MOVE_FROM[move]), int(rules.MOVE_TO[move])))

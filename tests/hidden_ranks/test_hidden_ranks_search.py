@@ -16,7 +16,7 @@ import pytest
 
 import feral_envs
 from agents.registry import load_policy
-from agents.search.hidden_ranks import MinimaxBot, make_minimax
+from agents.search.hidden_ranks import MinimaxBot, hidden_flag_plan, make_minimax
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules, search
 from feral_envs.hidden_ranks.rules import BOMB, FLAG, MOVED_BIT, OWNER_BIT, PUBLIC_BIT, RANK_BITS
@@ -258,6 +258,18 @@ def test_minimax_plays_legal_whole_games_and_repeats_itself(mode, setup, max_mov
         again, _ = play_game(mode, setup, spec, seed, max_moves)
         assert first == again  # deterministic given the seed
         assert bot.decisions > 0 and bot.mean_decision_seconds > 0
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_the_hidden_flag_plan_is_a_setup_with_the_flag_off_the_back_row(mode):
+    army = rules.ARMIES[mode]
+    for seed in range(20):
+        plan = hidden_flag_plan(np.random.default_rng(seed), army)
+        squares = [square for squares in plan.values() for square in squares]
+        assert len(set(squares)) == len(squares) == sum(army.values())
+        assert all(0 <= square < rules.N_HOME for square in squares)
+        assert {rank: len(plan[rank]) for rank in plan} == army
+        assert 10 <= plan[FLAG][0] < 30
 
 
 def test_minimax_with_a_time_budget_searches_what_fits():

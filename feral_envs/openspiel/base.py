@@ -112,6 +112,25 @@ class FeralGame(pyspiel.Game):
         """Views of the flat observation ``tensor``, one per span of ``encoding.OBS``."""
         return {span.name: tensor[span.slice] for span in self.obs_layout.spans}
 
+    def seat_of_observation(self, observation: np.ndarray) -> int:
+        """The seat a policy that sees only ``observation`` (its turn) plays as in the worlds
+        it builds: one whose view that observation can be (module docstring of each game)."""
+        return 0
+
+    def state_from_observation(
+        self, observation: np.ndarray, rng: np.random.Generator
+    ) -> FeralState:
+        """A decision-node state built from one seat's observation alone: a world drawn by
+        the game's ``sample_from_observation(observation, config, seat, rng)``
+        (``feral_envs.<game>.search``), seen from :meth:`seat_of_observation`. What a policy
+        that is given only its observation (the arena's rule) searches from; ``ValueError``
+        while the game has no such sampler."""
+        observation = np.asarray(observation, dtype=np.float32).reshape(-1)
+        seat = self.seat_of_observation(observation)
+        module = search_module(self.core, "sample_from_observation")
+        row = module.sample_from_observation(observation, self.config, seat, rng)
+        return state_with_row(self, row, None, seat)
+
     def new_initial_state(self) -> FeralState:
         return self.state_class(self)
 
@@ -151,6 +170,9 @@ class FeralState(pyspiel.State):
         """Each team's game score when the single hand or round ended."""
         n = game.core.n_seats
         self.digests = [b""] * n
+        """Each player's digest as of the position before ``_pending`` (history_digests)."""
+        self._pending: list[int] = []
+        self._snapshot: tuple | None = None
         self.start_game()
 
     @property
@@ -197,21 +219,30 @@ class FeralState(pyspiel.State):
         return np.flatnonzero(mask).tolist()
 
     def _apply_action(self, action: int) -> None:
+        if not self._pending:  # the digests are of this position: keep it to replay from
+            self._snapshot = self._bookkeeping()
+        self._pending.append(int(action))
+        self._step(int(action), observe=False)
+
+    def _step(self, action: int, observe: bool) -> None:
+        """Apply ``action`` (a chance outcome or a decision); with ``observe``, extend the
+        history digests at the decision node or end reached."""
         if self.in_chance:
-            self.drawn.append(int(action))
+            self.drawn.append(action)
             if self.chance_complete():
                 self._finish_chance()
                 self.drawn = []
                 self.in_chance = False
                 self.segment_scores = self.scores()
-                self._observe_all()
+                if observe:
+                    self._observe_all()
             return
         engine = self.spec.engine
-        if not engine.is_legal(self.row, int(action)):
+        if not engine.is_legal(self.row, action):
             raise ValueError(
                 f"illegal action {action} ({self._action_to_string(self.current_player(), action)})"
             )
-        engine.apply(self.row, int(action))
+        engine.apply(self.row, action)
         if self._segment() > self.segments:
             self.segments = self._segment()
             terminated, truncated, _ = engine.status(self.row)
@@ -221,7 +252,34 @@ class FeralState(pyspiel.State):
             elif not (terminated or truncated):
                 self.in_chance = True  # the next hand or round is dealt by chance
                 return
-        self._observe_all()
+        if observe:
+            self._observe_all()
+
+    _FIELDS = ("drawn", "in_chance", "segments", "segment_scores", "over", "final_scores")
+
+    def _bookkeeping(self) -> tuple:
+        row = None if self.row is None else self.row.copy()
+        return (row, *(list(v) if isinstance(v, list) else v for v in self._fields()))
+
+    def _fields(self) -> list:
+        return [getattr(self, name) for name in self._FIELDS]
+
+    def history_digests(self) -> list[bytes]:
+        """Each player's digest of everything it has observed, up to now. Computed when
+        asked: the actions since the last request are replayed from the position kept then,
+        observing at every decision node (a search's rollouts never pay for it)."""
+        if self._pending:
+            now = (self.row, self._fields())
+            row, *fields = self._snapshot
+            self.row = row
+            for name, value in zip(self._FIELDS, fields, strict=True):
+                setattr(self, name, value)
+            for action in self._pending:
+                self._step(action, observe=True)
+            assert (self.row is None and now[0] is None) or np.array_equal(self.row, now[0])
+            self._pending = []
+            self._snapshot = None
+        return self.digests
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -333,7 +391,7 @@ def state_with_row(game: FeralGame, row: np.ndarray, like: FeralState | None, pl
     if like is not None:
         state.segments = like.segments
         state.segment_scores = like.segment_scores
-        seed = like.digests[player]
+        seed = like.history_digests()[player]
     else:
         state.segments = state._segment()
         state.segment_scores = state.scores()
@@ -375,5 +433,5 @@ class Observer:
     def string_from(self, state: FeralState, player: int) -> str:
         text = state.observation_text(player)
         if self.perfect_recall:
-            return f"{text}\nhistory {state.digests[player].hex()}"
+            return f"{text}\nhistory {state.history_digests()[player].hex()}"
         return text

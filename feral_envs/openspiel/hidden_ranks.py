@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from feral_envs.hidden_ranks import CORE, encoding, view
 from feral_envs.hidden_ranks.rules import (
     AGENTS,
@@ -123,6 +125,16 @@ class HiddenRanksGame(FeralGame):
     game_type = GAME_TYPE
     state_class = HiddenRanksState
     max_chance_outcomes = N_HOME
+
+    def seat_of_observation(self, observation: np.ndarray) -> int:
+        """Gold moves first, so in play the observer to move is gold after an even number
+        of moves (``move_count`` is moves / ``max_moves``) and silver after an odd one; in
+        the setup phase, gold (the two setups are alike but for who places first)."""
+        board = np.asarray(observation).reshape(-1, encoding.OBS.size)
+        if board[0, encoding.OBS.setup_phase.start] != 0:
+            return 0
+        moves = round(float(board[0, encoding.OBS.move_count.start]) * self.config.max_moves)
+        return moves % 2
 
     def limits(self) -> tuple[float, float, int]:
         return -1, 1, 2 * len(SETUP_ORDER[self.config.mode]) + self.config.max_moves

@@ -21,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from feral_envs.lost_ranks import CORE, encoding, engine, view
-from feral_envs.lost_ranks.rules import AGENTS, DECK, HAND_SIZE, MAX_ROUND, N_CARDS, N_SEATS
+from feral_envs.lost_ranks.rules import (
+    AGENTS,
+    DECK,
+    HAND_SIZE,
+    MAX_ROUND,
+    N_CARDS,
+    N_SEATS,
+    SUIT_COLOUR,
+)
 from feral_envs.openspiel.base import FeralGame, FeralState, game_type
 
 ROUND_POINTS = 6
@@ -79,6 +87,15 @@ class LostRanksGame(FeralGame):
     segment_parameter = "single_round"
     segment_name = "round"
     max_chance_outcomes = N_CARDS
+
+    def seat_of_observation(self, observation: np.ndarray) -> int:
+        """A seat of the observer's army (``red_0`` or ``black_0``): the Trump Card's colour
+        and whether it is the observer's army's (``trump_army``) say which army that is.
+        Which of the army's two seats does not change the play (``search``'s docstring)."""
+        trump = int(np.argmax(observation[encoding.OBS.trump_card.slice]))
+        colour = SUIT_COLOUR[DECK.suit_of[trump]]
+        mine = observation[encoding.OBS.trump_army.start] != 0
+        return colour if mine else 1 - colour
 
     def limits(self) -> tuple[float, float, int]:
         rounds = 1 if self.single else MAX_ROUND

@@ -258,3 +258,35 @@ register_loader(
     _load_ismcts,
     "openspiel_ismcts[:simulations=N|time=SECONDS,...]",
 )
+
+
+# --- OpenSpiel's Elo, for cross-checking agents.elo -------------------------------------
+
+_OUTCOMES = {1.0: "FIRST_PLAYER_WIN", 0.0: "FIRST_PLAYER_LOSS", 0.5: "DRAW"}
+
+
+def openspiel_ratings(
+    results: Any, anchor: str, prior_draws: int = 0, smoothing: float = 1e-9
+) -> dict[str, float]:
+    """OpenSpiel's Bradley-Terry Elo (``pyspiel.elo``, Hunter's MM algorithm) of arena
+    results (``agents.arena.results_of``: ``(a, b, score_a, ...)`` with scores 1, 0.5 or
+    0), shifted so that ``anchor`` is at 0. ``prior_draws`` adds that many drawn games of
+    every other agent against the anchor: with an integer ``prior_games``, the same prior as
+    :func:`agents.elo.fit_ratings`'s. ``smoothing`` is OpenSpiel's ``smoothing_factor``
+    (its default, 0.01, adds that much of a win to every pair)."""
+    names = sorted({name for a, b, *_ in results for name in (a, b)})
+    records = []
+    for a, b, score, *_ in results:
+        if float(score) not in _OUTCOMES:
+            raise ValueError(f"OpenSpiel's Elo takes scores 1, 0.5 and 0, got {score!r}")
+        outcome = getattr(pyspiel.elo.MatchOutcome, _OUTCOMES[float(score)])
+        records.append(pyspiel.elo.MatchRecord(a, b, outcome))
+    for name in names:
+        if name != anchor:
+            records += [pyspiel.elo.MatchRecord(name, anchor, pyspiel.elo.MatchOutcome.DRAW)] * (
+                prior_draws
+            )
+    options = pyspiel.elo.default_elo_options()
+    options.smoothing_factor = smoothing
+    ratings = pyspiel.elo.compute_ratings_from_match_records(records, options)
+    return {name: float(ratings[name] - ratings[anchor]) for name in names}

@@ -33,9 +33,10 @@ scores 0, a draw).
 Arguments (``openspiel_ismcts:simulations=200,uct=2``):
 
 ``simulations=N``
-    ISMCTS simulations per decision (default 100), or
+    ISMCTS simulations per decision (default 100; at least 2: the first only expands the
+    root), or
 ``time=SECONDS``
-    simulations until that much time has passed (at least one), instead;
+    simulations until that much time has passed (at least two), instead;
 ``uct=C``
     the UCT exploration constant (default 2.0, OpenSpiel's examples' value);
 ``rollouts=N``
@@ -147,7 +148,7 @@ class OpenSpielISMCTS(BasePolicy):
             self.game,
             evaluator,
             self.uct,
-            max_simulations=self.simulations or 1,
+            max_simulations=self.simulations or 2,
             max_world_samples=self.worlds,
             random_state=self.random_state,
         )
@@ -192,10 +193,11 @@ class OpenSpielISMCTS(BasePolicy):
         bot.reset()
         bot._root_node = bot.create_new_node(state)
         deadline = time.perf_counter() + self.seconds
-        while True:
+        done = 0
+        # The first simulation only expands the root: a policy needs a second.
+        while done < 2 or time.perf_counter() < deadline:
             bot.run_simulation(bot.sample_root_state(state))
-            if time.perf_counter() >= deadline:
-                break
+            done += 1
         return bot.get_final_policy(state, bot._root_node)
 
     def _choose(self, policy: list[tuple[int, float]]) -> int:
@@ -235,7 +237,7 @@ def _load_ismcts(argument: str, game: str, seed: int, keywords: dict[str, Any]) 
         options["seconds"] = _number(prefix, "time", arguments["time"], float, 1e-6)
         options["simulations"] = None
     if "simulations" in arguments:
-        options["simulations"] = _number(prefix, "simulations", arguments["simulations"], int, 1)
+        options["simulations"] = _number(prefix, "simulations", arguments["simulations"], int, 2)
     if "uct" in arguments:
         options["uct"] = _number(prefix, "uct", arguments["uct"], float, 0)
     for key in ("rollouts", "rollout_length", "worlds"):

@@ -57,7 +57,7 @@ def test_openspiel_random_in_the_arena():
     ("spec", "match"),
     [
         ("openspiel_ismcts:bogus=1", "no argument bogus"),
-        ("openspiel_ismcts:simulations=0", "simulations"),
+        ("openspiel_ismcts:simulations=1", "simulations"),
         ("openspiel_ismcts:simulations=5,time=1", "not both"),
         ("openspiel_ismcts:time=fast", "time"),
         ("openspiel_ismcts:uct", "key=value"),

@@ -390,3 +390,12 @@ def test_the_mccfr_example_runs():
     # Each iteration walks one hand per player (4), visiting its decision nodes' infostates.
     assert out["infostates"] >= 4 * 4 * 8
     assert abs(out["mean_margin"]) <= 24
+
+
+def test_only_the_players_own_view_is_offered():
+    game = load("lost_heir", {"single_hand": True})
+    public = pyspiel.IIGObservationType(
+        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    with pytest.raises(ValueError, match="own view"):
+        game.make_py_observer(public)

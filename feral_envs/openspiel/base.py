@@ -138,6 +138,13 @@ class FeralGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
         iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        if not iig_obs_type.public_info or (
+            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            raise ValueError(
+                "only the player's own view is offered (public_info=True, "
+                "private_info=SINGLE_PLAYER): the env's observation holds both"
+            )
         return Observer(self, perfect_recall=iig_obs_type.perfect_recall)
 
     def new_row(self, options: dict) -> np.ndarray:

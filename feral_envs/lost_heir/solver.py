@@ -65,12 +65,15 @@ MAX_MOVES = 12
 # A frame row (one per depth): the moves, their ordering scores, the undo record of the move
 # being searched, then the node's window, bounds and progress.
 UNDO = 2 * MAX_MOVES
-FA, FB, CA, CB, LO, HI, IDX, A0, B0, N, I, BEST, BESTM, MAXI, PTS, CUR = range(UNDO + 4, UNDO + 20)
-ROW_WIDTH = UNDO + 20
+FA, FB, CA, CB, LO, HI, IDX, A0, B0, N, I, BEST, BESTM, MAXI, PTS, CUR, K1, K2, KM = range(
+    UNDO + 4, UNDO + 23
+)
+ROW_WIDTH = UNDO + 23
 TT_BITS = 20
 TT_SIZE = 1 << TT_BITS
 M32 = 0xFFFFFFFF
 LOW31 = 0x7FFFFFFF
+STAMP_SHIFT = 29  # above _key's meta (29 bits)
 INF = 1000
 NO_VALUE = -INF  # a trump the declarer cannot name (no card of that city)
 
@@ -83,25 +86,98 @@ def _mix(x):
 
 
 @njit(cache=True)
-def _meta(P):
-    return (
-        P[P_LEADER]
-        | (P[P_HANDED] << 2)
-        | (P[P_TRUMP] << 3)
-        | ((P[P_HANDS + 1] >> 31) << 5)
-        | ((P[P_HANDS + 3] >> 31) << 6)
-        | (P[P_DTEAM] << 7)
-        | (P[P_FIRST_HANDOVER] << 8)
-    )
+def _owner(P, card):
+    for seat in range(N_SEATS):
+        if (P[P_HANDS + seat] >> card) & 1:
+            return seat
+    return -1
 
 
 @njit(cache=True)
-def _tt_index(P, meta):
-    h = _mix(P[P_HANDS] ^ meta)
-    h = _mix(h ^ P[P_HANDS + 1])
-    h = _mix(h ^ P[P_HANDS + 2])
-    h = _mix(h ^ P[P_HANDS + 3])
+def _key(P):
+    """The table's key of the position: ``(k1, k2, meta)``.
+
+    At a trick start the key is canonical: per city, the holders of its cards still out from
+    the highest down (relative ranks: two positions that differ only by which cards of a city
+    were played, with the same order of holders, have the same value), plus whether ``W0`` and
+    ``T0`` are out (the lowest of their cities, and the only cards worth points). Within a
+    trick the key is exact: the four hands and the cards on the table. ``meta`` holds the
+    leader, the hand-over flag, trump, the declaring team and the rule."""
+    tlen = P[P_TLEN]
+    meta = (
+        P[P_LEADER]
+        | (P[P_HANDED] << 2)
+        | (P[P_TRUMP] << 3)
+        | (P[P_DTEAM] << 5)
+        | (P[P_FIRST_HANDOVER] << 6)
+    )
+    if tlen == 0:
+        k1, k2 = np.int64(0), np.int64(0)
+        h0, h1, h2, h3 = P[P_HANDS], P[P_HANDS + 1], P[P_HANDS + 2], P[P_HANDS + 3]
+        alive = h0 | h1 | h2 | h3
+        odd = h1 | h3  # the holder's seat, bit 0
+        high = h2 | h3  # the holder's seat, bit 1
+        for city in range(4):
+            code = np.int64(0)
+            n = 0
+            for card in range(N_RANKS * city + N_RANKS - 1, N_RANKS * city - 1, -1):
+                if (alive >> card) & 1:
+                    owner = ((odd >> card) & 1) | (((high >> card) & 1) << 1)
+                    code |= owner << (4 + 2 * n)
+                    n += 1
+            code |= n
+            if city < 3:
+                k1 |= code << (20 * city)
+            else:
+                k2 = code
+        k2 |= ((alive >> HEIR) & 1) << 20
+        k2 |= ((alive >> BOY) & 1) << 21
+        return k1, k2, meta
+    base = P_TRICKS + N_SEATS * P[P_DONE]
+    table = tlen
+    for pos in range(tlen):
+        table |= P[base + pos] << (2 + 5 * pos)
+    meta |= (table << 10) | ((P[P_HANDS + 1] >> 31) << 27) | ((P[P_HANDS + 3] >> 31) << 28)
+    k1 = P[P_HANDS] | ((P[P_HANDS + 1] & LOW31) << 32)
+    k2 = P[P_HANDS + 2] | ((P[P_HANDS + 3] & LOW31) << 32)
+    return k1, k2, meta
+
+
+@njit(cache=True)
+def _tt_index(k1, k2, meta):
+    h = _mix((k1 & M32) ^ meta)
+    h = _mix(h ^ (k1 >> 32))
+    h = _mix(h ^ (k2 & M32))
+    h = _mix(h ^ (k2 >> 32))
     return h & (TT_SIZE - 1)
+
+
+@njit(cache=True)
+def _move_code(P, m):
+    """A move as the table stores it: at a trick start a card is (city, how many of its city's
+    cards out are above it), to fit every position of the same key; else the card itself."""
+    if m < 0 or m == TAKE or P[P_TLEN] > 0:
+        return m
+    city = m // N_RANKS
+    above = 0
+    for card in range(m + 1, N_RANKS * (city + 1)):
+        if _owner(P, card) >= 0:
+            above += 1
+    return N_RANKS * city + above
+
+
+@njit(cache=True)
+def _move_of_code(P, code):
+    if code < 0 or code == TAKE or P[P_TLEN] > 0:
+        return code
+    city = code // N_RANKS
+    above = code % N_RANKS
+    for card in range(N_RANKS * (city + 1) - 1, N_RANKS * city - 1, -1):
+        if _owner(P, card) >= 0:
+            if above == 0:
+                return card
+            above -= 1
+    return -1
 
 
 @njit(cache=True)
@@ -127,9 +203,9 @@ def _trick_winner_pos(P, base):
 
 
 @njit(cache=True)
-def _gen(P, moves, first):
-    """The moves of the seat to act into ``moves`` (best first), equivalent cards left out;
-    ``first`` (a move, or -1) goes first if legal. Returns how many."""
+def _gen(P, frames, d, first):
+    """The moves of the seat to act into frame row ``d`` (best first), equivalent cards left
+    out; ``first`` (a move, or -1) goes first if legal. Returns how many."""
     tlen = P[P_TLEN]
     done = P[P_DONE]
     seat = (P[P_LEADER] + tlen) % N_SEATS
@@ -157,7 +233,6 @@ def _gen(P, moves, first):
                 best = s
                 mine = (pos - tlen) % 2 == 0  # my partner sits two seats from me
     n = 0
-    scores = moves[MAX_MOVES:UNDO]  # scratch for the ordering scores
     for city in range(4):
         prev_mine = False
         for rank in range(N_RANKS - 1, -1, -1):
@@ -200,8 +275,8 @@ def _gen(P, moves, first):
                         score = 20 - rank - (8 if city == trump else 0)
             if card == first:
                 score = 1000
-            moves[n] = card
-            scores[n] = score
+            frames[d, n] = card
+            frames[d, MAX_MOVES + n] = score
             n += 1
     if (
         tlen == 0
@@ -209,31 +284,31 @@ def _gen(P, moves, first):
         and done >= P[P_FIRST_HANDOVER]
         and P[P_HANDS + (seat + 2) % N_SEATS] != 0
     ):
-        moves[n] = TAKE
-        scores[n] = 1000 if first == TAKE else 5
+        frames[d, n] = TAKE
+        frames[d, MAX_MOVES + n] = 1000 if first == TAKE else 5
         n += 1
     for i in range(1, n):  # insertion sort, best first
-        m, s = moves[i], scores[i]
+        m, s = frames[d, i], frames[d, MAX_MOVES + i]
         j = i - 1
-        while j >= 0 and scores[j] < s:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
+        while j >= 0 and frames[d, MAX_MOVES + j] < s:
+            frames[d, j + 1] = frames[d, j]
+            frames[d, MAX_MOVES + j + 1] = frames[d, MAX_MOVES + j]
             j -= 1
-        moves[j + 1] = m
-        scores[j + 1] = s
+        frames[d, j + 1] = m
+        frames[d, MAX_MOVES + j + 1] = s
     return n
 
 
 @njit(cache=True)
-def _make(P, m, undo):
-    """Play move ``m`` in place; ``undo`` keeps what :func:`_unmake` needs. Returns the card
+def _make(P, m, frames, d):
+    """Play move ``m`` in place; frame row ``d`` keeps what :func:`_unmake` needs. Returns the card
     points the declaring team takes with the trick it completes (0 if none)."""
     tlen = P[P_TLEN]
     leader = P[P_LEADER]
-    undo[0] = tlen
-    undo[1] = leader
-    undo[2] = P[P_HANDED]
-    undo[3] = 0
+    frames[d, UNDO] = tlen
+    frames[d, UNDO + 1] = leader
+    frames[d, UNDO + 2] = P[P_HANDED]
+    frames[d, UNDO + 3] = 0
     if m == TAKE:  # the partner leads instead, and cannot hand it back
         P[P_HANDED] = 1
         P[P_LEADER] = (leader + 2) % N_SEATS
@@ -245,7 +320,7 @@ def _make(P, m, undo):
     P[base + tlen] = m
     if tlen == 0 and P[P_TRUMP] < 0:  # the declarer's first lead names trump
         P[P_TRUMP] = m // N_RANKS
-        undo[3] = 1
+        frames[d, UNDO + 3] = 1
     if tlen < N_SEATS - 1:
         P[P_TLEN] = tlen + 1
         return 0
@@ -267,111 +342,122 @@ def _make(P, m, undo):
 
 
 @njit(cache=True)
-def _unmake(P, m, undo):
-    tlen = undo[0]
-    leader = undo[1]
+def _unmake(P, m, frames, d):
+    tlen = frames[d, UNDO]
+    leader = frames[d, UNDO + 1]
     P[P_TLEN] = tlen
     P[P_LEADER] = leader
-    P[P_HANDED] = undo[2]
+    P[P_HANDED] = frames[d, UNDO + 2]
     if m == TAKE:
         return
     if tlen == N_SEATS - 1:
         P[P_DONE] -= 1
-    if undo[3]:
+    if frames[d, UNDO + 3]:
         P[P_TRUMP] = -1
     P[P_HANDS + (leader + tlen) % N_SEATS] ^= np.int64(1) << m
 
 
 @njit(cache=True)
-def _enter(P, F, tt):
-    """Enter the node of frame row ``F`` (its window in ``F[FA]``, ``F[FB]``): a value at
-    once (returns True, the value in ``F[BEST]``), or its moves generated (returns False)."""
+def _enter(P, frames, d, tt):
+    """Enter the node of frame row ``d`` (its window in ``FA``, ``FB``): a value at once
+    (returns True, the value in ``BEST``), or its moves generated (returns False)."""
     P[P_NODES] += 1
-    alpha, beta = F[FA], F[FB]
     tlen = P[P_TLEN]
     first = -1
     index = -1
     lo, hi = -INF, INF
-    a, b = alpha, beta
-    if tlen == 0:
-        done = P[P_DONE]
-        if done == N_TRICKS:
-            F[BEST] = 0
-            return True
+    a, b = frames[d, FA], frames[d, FB]
+    done = P[P_DONE]
+    if done == N_TRICKS:
+        frames[d, BEST] = 0
+        return True
+    if True:
         alive = P[P_HANDS] | P[P_HANDS + 1] | P[P_HANDS + 2] | P[P_HANDS + 3]
+        base = P_TRICKS + N_SEATS * done
+        for pos in range(tlen):
+            alive |= np.int64(1) << P[base + pos]
         hi = N_TRICKS - done + (HEIR_POINTS if (alive >> HEIR) & 1 else 0)
         lo = 1 + BOY_POINTS if (alive >> BOY) & 1 else 0
         if P[P_TRUMP] >= 0:
-            meta = _meta(P)
-            index = _tt_index(P, meta)
-            k1 = P[P_HANDS] | ((P[P_HANDS + 1] & LOW31) << 32)
-            k2 = P[P_HANDS + 2] | ((P[P_HANDS + 3] & LOW31) << 32)
+            k1, k2, meta = _key(P)
+            index = _tt_index(k1, k2, meta)
+            frames[d, K1] = k1
+            frames[d, K2] = k2
+            frames[d, KM] = meta
             if (
                 tt[index, 0] == k1
                 and tt[index, 1] == k2
-                and tt[index, 2] == (meta | (P[P_STAMP] << 16))
+                and tt[index, 2] == (meta | (P[P_STAMP] << STAMP_SHIFT))
             ):
                 packed = tt[index, 3]
                 lo = max(lo, (packed & 0xFF) - 128)
                 hi = min(hi, ((packed >> 8) & 0xFF) - 128)
-                first = ((packed >> 16) & 0xFF) - 1
+                first = _move_of_code(P, ((packed >> 16) & 0xFF) - 1)
         if lo >= b:
-            F[BEST] = lo
+            frames[d, BEST] = lo
             return True
         if hi <= a:
-            F[BEST] = hi
+            frames[d, BEST] = hi
             return True
         if lo == hi:
-            F[BEST] = lo
+            frames[d, BEST] = lo
             return True
         a = max(a, lo)
         b = min(b, hi)
-    F[N] = _gen(P, F, first)
-    F[I] = 0
-    F[LO], F[HI], F[IDX] = lo, hi, index
-    F[A0], F[B0] = a, b
-    F[CA], F[CB] = a, b
+    frames[d, N] = _gen(P, frames, d, first)
+    frames[d, I] = 0
+    frames[d, LO] = lo
+    frames[d, HI] = hi
+    frames[d, IDX] = index
+    frames[d, A0] = a
+    frames[d, B0] = b
+    frames[d, CA] = a
+    frames[d, CB] = b
     maximizing = ((P[P_LEADER] + tlen) % N_SEATS) % 2 == P[P_DTEAM]
-    F[MAXI] = 1 if maximizing else 0
-    F[BEST] = -INF if maximizing else INF
-    F[BESTM] = -1
+    frames[d, MAXI] = 1 if maximizing else 0
+    frames[d, BEST] = -INF if maximizing else INF
+    frames[d, BESTM] = -1
     return False
 
 
 @njit(cache=True)
-def _store(P, F, tt):
-    """The node of ``F`` is done: store its bounds in the table (at trick starts)."""
-    index = F[IDX]
+def _store(P, frames, d, tt):
+    """The node of row ``d`` is done: store its bounds in the table (at trick starts)."""
+    index = frames[d, IDX]
     if index < 0:
         return
-    best, lo, hi = F[BEST], F[LO], F[HI]
-    if best <= F[A0]:
+    best, lo, hi = frames[d, BEST], frames[d, LO], frames[d, HI]
+    if best <= frames[d, A0]:
         hi = min(hi, best)
-    elif best >= F[B0]:
+    elif best >= frames[d, B0]:
         lo = max(lo, best)
     else:
         lo, hi = best, best
-    tt[index, 0] = P[P_HANDS] | ((P[P_HANDS + 1] & LOW31) << 32)
-    tt[index, 1] = P[P_HANDS + 2] | ((P[P_HANDS + 3] & LOW31) << 32)
-    tt[index, 2] = _meta(P) | (P[P_STAMP] << 16)
-    tt[index, 3] = (max(lo, -128) + 128) | ((min(hi, 127) + 128) << 8) | ((F[BESTM] + 1) << 16)
+    tt[index, 0] = frames[d, K1]
+    tt[index, 1] = frames[d, K2]
+    tt[index, 2] = frames[d, KM] | (P[P_STAMP] << STAMP_SHIFT)
+    code = _move_code(P, frames[d, BESTM])
+    tt[index, 3] = (max(lo, -128) + 128) | ((min(hi, 127) + 128) << 8) | ((code + 1) << 16)
 
 
 @njit(cache=True)
-def _take_back(P, F, value):
-    """The child of ``F`` reached by ``F[CUR]`` is worth ``value``: unmake it, score it."""
-    m = F[CUR]
-    _unmake(P, m, F[UNDO : UNDO + 4])
-    value += F[PTS]
-    if F[MAXI]:
-        if value > F[BEST]:
-            F[BEST], F[BESTM] = value, m
-            if value > F[CA]:
-                F[CA] = value
-    elif value < F[BEST]:
-        F[BEST], F[BESTM] = value, m
-        if value < F[CB]:
-            F[CB] = value
+def _take_back(P, frames, d, value):
+    """The child of row ``d`` reached by its move ``CUR`` is worth ``value``: unmake the
+    move and score it."""
+    m = frames[d, CUR]
+    _unmake(P, m, frames, d)
+    value += frames[d, PTS]
+    if frames[d, MAXI]:
+        if value > frames[d, BEST]:
+            frames[d, BEST] = value
+            frames[d, BESTM] = m
+            if value > frames[d, CA]:
+                frames[d, CA] = value
+    elif value < frames[d, BEST]:
+        frames[d, BEST] = value
+        frames[d, BESTM] = m
+        if value < frames[d, CB]:
+            frames[d, CB] = value
 
 
 @njit(cache=True)
@@ -383,30 +469,45 @@ def _search(P, alpha, beta, root, tt, frames):
     d = root
     frames[d, FA] = alpha
     frames[d, FB] = beta
-    if _enter(P, frames[d], tt):
+    if _enter(P, frames, d, tt):
         return frames[d, BEST]
     while True:
-        F = frames[d]
-        i = F[I]
-        if i < F[N] and F[CA] < F[CB]:
-            m = F[i]
-            F[I] = i + 1
-            F[CUR] = m
-            points = _make(P, m, F[UNDO : UNDO + 4])
-            F[PTS] = points
-            child = frames[d + 1]
-            child[FA] = F[CA] - points
-            child[FB] = F[CB] - points
-            if _enter(P, child, tt):
-                _take_back(P, F, child[BEST])
+        i = frames[d, I]
+        if i < frames[d, N] and frames[d, CA] < frames[d, CB]:
+            m = frames[d, i]
+            frames[d, I] = i + 1
+            frames[d, CUR] = m
+            points = _make(P, m, frames, d)
+            frames[d, PTS] = points
+            frames[d + 1, FA] = frames[d, CA] - points
+            frames[d + 1, FB] = frames[d, CB] - points
+            if _enter(P, frames, d + 1, tt):
+                _take_back(P, frames, d, frames[d + 1, BEST])
             else:
                 d += 1
             continue
-        _store(P, F, tt)
+        _store(P, frames, d, tt)
         if d == root:
-            return F[BEST]
+            return frames[d, BEST]
         d -= 1
-        _take_back(P, frames[d], F[BEST])
+        _take_back(P, frames, d, frames[d + 1, BEST])
+
+
+@njit(cache=True)
+def _exact(P, root, tt, frames, guess):
+    """The exact value of the position by null-window searches (MTD(f), from ``guess``): each
+    asks "at least beta?" at the cheapest window, the table keeping the bounds between
+    them."""
+    lower, upper = -INF, INF
+    g = guess
+    while lower < upper:
+        beta = g + 1 if g == lower else g
+        g = _search(P, beta - 1, beta, root, tt, frames)
+        if g < beta:
+            upper = g
+        else:
+            lower = g
+    return g
 
 
 # ---------------------------------------------------------------------------------------
@@ -484,12 +585,14 @@ def root_values(row, stamp, tt, moves, P, actions, values):
     contract = row[E.CONTRACT]
     root = np.empty(MAX_MOVES, dtype=np.int64)
     n = _root_moves(P, root)
+    guess = 0
     for i in range(n):
         m = root[i]
-        undo = moves[0, UNDO:]
-        points = _make(P, m, undo)
-        points += so_far + _search(P, -INF, INF, 1, tt, moves)
-        _unmake(P, m, undo)
+        points = _make(P, m, moves, 0)
+        future = _exact(P, 1, tt, moves, guess - points)
+        guess = points + future
+        points += so_far + future
+        _unmake(P, m, moves, 0)
         value = margin(points, contract)
         actions[i] = TAKE_A_LEAD if m == TAKE else CARD + m
         values[i] = value if acting == declaring else -value
@@ -514,7 +617,7 @@ def declarer_points(row, declarer, stamp, tt, moves, P, out):
             out[city] = NO_VALUE
             continue
         P[P_LEAD_CITY] = city
-        out[city] = _search(P, -INF, INF, 0, tt, moves)
+        out[city] = _exact(P, 0, tt, moves, 4)
     P[P_LEAD_CITY] = -1
 
 

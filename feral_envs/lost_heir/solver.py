@@ -102,10 +102,18 @@ def _key(P):
     were played, with the same order of holders, have the same value), plus whether ``W0`` and
     ``T0`` are out (the lowest of their cities, and the only cards worth points). Within a
     trick the key is exact: the four hands and the cards on the table. ``meta`` holds the
-    leader, the hand-over flag, trump, the declaring team and the rule."""
+    leader (its team only, where it may still hand the lead over: either partner leading
+    then gives the same choice), the hand-over flag, trump, the declaring team and the
+    rule."""
     tlen = P[P_TLEN]
+    leader = P[P_LEADER]
+    if tlen == 0 and P[P_HANDED] == 0 and P[P_DONE] >= P[P_FIRST_HANDOVER]:
+        # the leader may hand the lead over: the team's value is the better of either
+        # partner leading, whichever of them won the last trick
+        leader = (leader % 2) | 4
     meta = (
-        P[P_LEADER]
+        (leader & 3)
+        | ((leader >> 2) << 8)
         | (P[P_HANDED] << 2)
         | (P[P_TRUMP] << 3)
         | (P[P_DTEAM] << 5)
@@ -600,10 +608,8 @@ def root_values(row, stamp, tt, moves, P, actions, values):
 
 
 @njit(cache=True)
-def declarer_points(row, declarer, stamp, tt, moves, P, out):
-    """For the hand dealt in ``row`` (nothing played yet), ``declarer`` leading: ``out[city]``
-    = the card points the declaring team takes with every card open when the declarer's
-    first lead (naming trump) is of ``city``; ``NO_VALUE`` if it holds none of that city."""
+def _start_position(row, declarer, stamp, P):
+    """The position of the hand dealt in ``row`` with ``declarer`` to lead, trump not named."""
     position_from_row(row, P)
     P[P_TLEN] = 0
     P[P_DONE] = 0
@@ -612,6 +618,24 @@ def declarer_points(row, declarer, stamp, tt, moves, P, out):
     P[P_LEADER] = declarer
     P[P_DTEAM] = declarer % 2
     P[P_STAMP] = stamp
+
+
+@njit(cache=True)
+def best_declarer_points(row, declarer, stamp, tt, moves, P):
+    """For the hand dealt in ``row`` (nothing played yet), ``declarer`` leading: the card
+    points the declaring team takes with every card open, the declarer naming the best
+    trump for this deal (one search: the opening lead is free)."""
+    _start_position(row, declarer, stamp, P)
+    P[P_LEAD_CITY] = -1
+    return _exact(P, 0, tt, moves, 4)
+
+
+@njit(cache=True)
+def declarer_points(row, declarer, stamp, tt, moves, P, out):
+    """For the hand dealt in ``row`` (nothing played yet), ``declarer`` leading: ``out[city]``
+    = the card points the declaring team takes with every card open when the declarer's
+    first lead (naming trump) is of ``city``; ``NO_VALUE`` if it holds none of that city."""
+    _start_position(row, declarer, stamp, P)
     for city in range(4):
         if P[P_HANDS + declarer] & (np.int64(0xFF) << (N_RANKS * city)) == 0:
             out[city] = NO_VALUE
@@ -651,6 +675,11 @@ class Solver:
         stamp = self.next_stamp() if stamp is None else stamp
         declarer_points(row, declarer, stamp, self.tt, self.moves, self.P, self.by_city)
         return self.by_city.copy()
+
+    def best_declarer_points(self, row: np.ndarray, declarer: int, stamp: int | None = None):
+        """:func:`best_declarer_points`."""
+        stamp = self.next_stamp() if stamp is None else stamp
+        return int(best_declarer_points(row, declarer, stamp, self.tt, self.moves, self.P))
 
     @property
     def nodes(self) -> int:

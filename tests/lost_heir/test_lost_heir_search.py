@@ -328,3 +328,14 @@ def test_declarer_points_per_trump():
     points = solver.default_solver().declarer_points(env.game.row, AGENTS.index("north"))
     # north can only name Winnipeg: 10 points; no card of the other cities
     assert list(points) == [solver.NO_VALUE, solver.NO_VALUE, solver.NO_VALUE, 10]
+
+
+def test_the_best_trump_search_equals_the_best_of_the_four():
+    s = solver.default_solver()
+    for env in play_positions(4, seed=51):
+        row = env.game.row.copy()
+        # the same deal from the start of play: every card back in hand
+        row[E.TRICK_OF_CARD : E.TRICK_OF_CARD + 32] = -1
+        for declarer in (0, 1):
+            by_city = s.declarer_points(row, declarer)
+            assert s.best_declarer_points(row, declarer) == by_city.max()

@@ -119,6 +119,8 @@ def test_reads_only_its_observation():
         obs = env.observe("north")
         policy = load_policy("pimc:worlds=3", "lost_heir", 0)
         policy.reset(3)
-        rng_actions.append((policy.act(obs["observation"], obs["action_mask"]), policy.rng.random()))
+        rng_actions.append(
+            (policy.act(obs["observation"], obs["action_mask"]), policy.rng.random())
+        )
     assert rng_actions[0] == rng_actions[1]
     assert np.isfinite(rng_actions[0][1])

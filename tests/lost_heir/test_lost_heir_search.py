@@ -9,6 +9,12 @@ refusals.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -339,3 +345,48 @@ def test_the_best_trump_search_equals_the_best_of_the_four():
         for declarer in (0, 1):
             by_city = s.declarer_points(row, declarer)
             assert s.best_declarer_points(row, declarer) == by_city.max()
+
+
+# ---------------------------------------------------------------------------------------
+# The same source as plain Python (NUMBA_DISABLE_JIT=1)
+
+
+def _plain_results() -> dict:
+    """Solver values on small endings and sampled worlds, as JSON-ready lists."""
+    envs = play_positions(4, seed=61, cards_left=range(4, 9))
+    values = [sorted(search.solve(env.game.row, env.config).items()) for env in envs]
+    worlds = [
+        search.sample_world(env.game.row, env.config, seat, np.random.default_rng(seat)).tolist()
+        for env in play_positions(3, seed=62)
+        for seat in range(4)
+    ]
+    return {"values": values, "worlds": worlds}
+
+
+def test_the_search_kernels_run_as_plain_python():
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "NUMBA_DISABLE_JIT": "1",
+        "PYTHONPATH": f"{root}{os.pathsep}{root / 'tests'}",
+    }
+    done = subprocess.run(
+        [sys.executable, __file__, "--python-mode"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    plain = json.loads(done.stdout.strip().splitlines()[-1])
+    compiled = json.loads(json.dumps(_plain_results()))
+    assert plain == compiled
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--python-mode"]:
+    import numba
+
+    assert numba.config.DISABLE_JIT
+    assert not hasattr(solver._search, "py_func"), "the solver was compiled"
+    print(json.dumps(_plain_results()))

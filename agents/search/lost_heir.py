@@ -41,8 +41,10 @@ left is seat 1, the partner seat 2, right seat 3). Then:
   pass, accept, concede (the cheaper call).
 
 The bot keeps no memory between decisions; its generator and its running time figures are
-its only state. ``policy.mean_seconds`` is its mean time per decision so far (since it was
-made; ``reset`` keeps it) and ``policy.decisions`` their number.
+its only state. ``policy.mean_seconds`` is its mean wall time per decision so far (since it
+was made; ``reset`` keeps it), ``policy.mean_cpu_seconds`` the mean CPU time, and
+``policy.decisions`` their number; ``benchmarks/bench_pimc_lost_heir.py`` prints them by
+kind of decision.
 """
 
 from __future__ import annotations
@@ -101,11 +103,18 @@ class LostHeirPimc(BasePolicy):
         self.solver = solver.default_solver()  # one table for every instance (32 MiB)
         self.decisions = 0
         self.total_seconds = 0.0
+        self.total_cpu_seconds = 0.0
 
     @property
     def mean_seconds(self) -> float:
         """Mean wall time per decision so far (0 before the first)."""
         return self.total_seconds / self.decisions if self.decisions else 0.0
+
+    @property
+    def mean_cpu_seconds(self) -> float:
+        """Mean CPU time of this process per decision so far: on a shared machine, the
+        time the decision would take on a core of its own."""
+        return self.total_cpu_seconds / self.decisions if self.decisions else 0.0
 
     # --- the worlds -------------------------------------------------------------------
 
@@ -124,7 +133,7 @@ class LostHeirPimc(BasePolicy):
     # --- acting -----------------------------------------------------------------------
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             action = int(legal[0])
@@ -136,6 +145,7 @@ class LostHeirPimc(BasePolicy):
                 action = self._call(observation, legal, phase)
         self.decisions += 1
         self.total_seconds += time.perf_counter() - start
+        self.total_cpu_seconds += time.process_time() - cpu
         return action
 
     def _play(self, observation: np.ndarray, legal: np.ndarray) -> int:

@@ -278,8 +278,8 @@ def _flag_rows(flag_rows) -> np.ndarray:
 def sample_from_observation(
     observation: np.ndarray,
     config: Config,
+    seat: int,
     rng: np.random.Generator,
-    seat: int = GOLD,
     to_move: int | None = None,
     flag_rows=None,
 ) -> np.ndarray:
@@ -326,7 +326,7 @@ def sample_world(
     the game is over, who won, and the last strike (both players saw it) are public and kept."""
     obs = np.zeros(E.OBS_SIZE, dtype=np.float64)
     E.observe(row, seat, obs)
-    world = sample_from_observation(obs, config, rng, seat=seat, to_move=int(row[E.TO_MOVE]))
+    world = sample_from_observation(obs, config, seat, rng, to_move=int(row[E.TO_MOVE]))
     for index in (E.TERMINATED, E.WINNER, E.END):
         world[index] = row[index]
     strike = E.STATE.last_strike.slice

@@ -117,7 +117,7 @@ def test_the_flag_prior_puts_the_flag_on_weighted_rows():
     rows = set()
     for k in range(40):
         world = search.sample_from_observation(
-            obs, env.config, np.random.default_rng(k), flag_rows=back_row
+            obs, env.config, 0, np.random.default_rng(k), flag_rows=back_row
         )
         board = world[E.BOARD : E.BOARD + 100]
         flags = np.flatnonzero((board & RANK_BITS) == FLAG)
@@ -128,7 +128,7 @@ def test_the_flag_prior_puts_the_flag_on_weighted_rows():
     uniform = {
         int(np.flatnonzero((w[E.BOARD : E.BOARD + 100] & 0x1F) == FLAG | OWNER_BIT)[0]) // 10
         for w in (
-            search.sample_from_observation(obs, env.config, np.random.default_rng(k))
+            search.sample_from_observation(obs, env.config, 0, np.random.default_rng(k))
             for k in range(40)
         )
     }
@@ -178,18 +178,18 @@ def test_sample_from_observation_refuses_what_no_game_shows():
     obs = env.observe("gold")["observation"]
     config = env.config
     with pytest.raises(ValueError, match="7100 entries"):
-        search.sample_from_observation(obs[:5], config, np.random.default_rng(0))
+        search.sample_from_observation(obs[:5], config, 0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="flag_rows"):
-        search.sample_from_observation(obs, config, np.random.default_rng(0), flag_rows=[1, 2])
+        search.sample_from_observation(obs, config, 0, np.random.default_rng(0), flag_rows=[1, 2])
     with pytest.raises(ValueError, match="seat"):
-        search.sample_from_observation(obs, config, np.random.default_rng(0), seat=2)
+        search.sample_from_observation(obs, config, 2, np.random.default_rng(0))
     full = rules.make_config(mode="full", setup="random")
     flat = obs.reshape(100, -1).copy()
     flat[:, E.P_ENEMY_UNKNOWN] = 0
     flat[60:100, E.P_ENEMY_RANK + rules.MARSHAL - 1] = 1  # forty enemy Marshals
     flat[[42, 43, 46, 47, 52, 53, 56, 57], E.P_ENEMY_RANK + rules.MARSHAL - 1] = 0
     with pytest.raises(ValueError, match="no army"):
-        search.sample_from_observation(flat, full, np.random.default_rng(0))
+        search.sample_from_observation(flat, full, 0, np.random.default_rng(0))
 
 
 # --- the bot ------------------------------------------------------------------------------

@@ -333,29 +333,11 @@ def test_strings_clone_and_serialize(game):
         assert restored.observation_tensor(seat) == state.observation_tensor(seat)
 
 
-# --- resampling (waits on the games' search modules) --------------------------------------
-
-
-def needs_search(game: str):
-    core = fos.GAMES[game].core
-    if core.search is None:
-        pytest.skip(f"{game} has no search module yet (CORE.search is None): no sample_world")
-
-
-@pytest.mark.parametrize("game", list(fos.GAMES))
-def test_resample_without_a_search_module_says_so(game):
-    if fos.GAMES[game].core.search is not None:
-        pytest.skip(f"{game} has a search module")
-    state = past_chance(load(game, SMALL[game]).new_initial_state(), np.random.default_rng(0))
-    with pytest.raises(ValueError, match="offers no sample_world"):
-        state.resample_from_infostate(
-            state.current_player(), pyspiel.UniformProbabilitySampler(0.0, 1.0)
-        )
+# --- resampling (the games' search modules) --------------------------------------
 
 
 @pytest.mark.parametrize("game", list(fos.GAMES))
 def test_resample_from_infostate_keeps_the_players_view(game):
-    needs_search(game)
     rng = np.random.default_rng(4)
     loaded = load(game, SMALL[game])
     for trial in range(5):

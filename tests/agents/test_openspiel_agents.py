@@ -95,25 +95,8 @@ def pyspiel_game(game: str, keywords: dict):
     return pyspiel.load_game(fos.SHORT_NAMES[game], keywords)
 
 
-def test_ismcts_without_a_sampler_says_so():
-    game = "hidden_ranks"
-    module = fos.GAMES[game].core.search
-    if module is not None:
-        pytest.skip(f"{game} has a search module")
-    env = feral_envs.make(game, mode="quick").unwrapped
-    env.reset(seed=0)
-    view = env.observe(env.agent_selection)
-    bot = load_policy("openspiel_ismcts:simulations=2", game, seed=0, keywords={"mode": "quick"})
-    with pytest.raises(ValueError, match="offers no sample_from_observation"):
-        bot.act(view["observation"], view["action_mask"])
-
-
 @pytest.mark.parametrize("game", list(fos.GAMES))
 def test_a_whole_game_of_ismcts_against_random(game):
-    core = fos.GAMES[game].core
-    module = None if core.search is None else __import__(core.search, fromlist=["_"])
-    if module is None or not hasattr(module, "sample_from_observation"):
-        pytest.skip(f"{game} has no sample_from_observation yet (its search module is not in)")
     report = run_arena(
         game,
         ["random", "openspiel_ismcts:simulations=4"],

@@ -1,8 +1,8 @@
 """Play a game in the terminal against the bots.
 
-    python -m feral_envs.play lost_heir [--seat south] [--opponents heuristic]
+    python -m play.terminal lost_heir [--seat south] [--opponents heuristic]
         [--partner random] [--seed 7] [--target-score 20 ...]
-    python -m feral_envs.play hidden_ranks --mode quick
+    python -m play.terminal hidden_ranks --mode quick
 
 You take one seat (``--seat``, default the first: ``north``, ``red_0`` or ``gold``); every
 other seat is a bot given by a policy spec (``agents.registry``): ``--opponents`` for the
@@ -397,7 +397,7 @@ def _is_terminal(stream: Any) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m feral_envs.play",
+        prog="python -m play.terminal",
         description="Play a game in the terminal against bots (docs/play.md).",
     )
     parser.add_argument("game", help=f"one of: {', '.join(feral_envs.GAMES)}")

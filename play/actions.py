@@ -75,9 +75,15 @@ def _card_reason(game: str, state: Any, entry: str, legal: list[str]) -> str | N
         card = DECK.card(entry)
     except ValueError:
         return None
-    if state.phase != Phase.PLAY:
+    seat = state.to_act
+    if game == "lost_ranks" and state.phase == Phase.PASS:
+        from feral_envs.lost_ranks.rules import TO_ENEMY, TO_PARTNER
+
+        if state.pass_record[seat, [TO_PARTNER, TO_ENEMY], card].any():
+            return f"you have already chosen {DECK.names[card]} to pass"
+    elif state.phase != Phase.PLAY:
         return None
-    if not state.hands[state.to_act, card]:
+    if not state.hands[seat, card]:
         return f"{DECK.names[card]} is not in your hand"
     legal_cards = [DECK.names.index(name) for name in legal if name in DECK.names]
     if (

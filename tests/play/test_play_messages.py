@@ -164,3 +164,15 @@ def test_one_card_left_is_singular():
         env.step(raw.string_to_action(rng.choice(raw.legal_action_names())))
     text = env.render()
     assert re.search(r" 1 card$", text, re.M) and "1 cards" not in text
+
+
+def test_a_card_chosen_to_pass_already_says_so():
+    env = feral_envs.make("lost_ranks")
+    env.reset(seed=0, options={"trump_card": "7S", "hands": lost_ranks_hands()})
+    raw = env.unwrapped
+    env.step(read_action(raw, "2S"))
+    assert raw.agent_selection == "red_0"  # its second choice
+    with pytest.raises(ValueError, match="you have already chosen 2S to pass; legal: "):
+        read_action(raw, "2s")
+    with pytest.raises(ValueError, match="3S is not in your hand"):
+        read_action(raw, "3S")

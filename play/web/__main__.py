@@ -23,6 +23,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def announcing_server(base: type) -> type:
+    """``uvicorn.Server`` that prints the app's URL once it listens (with ``--port 0``, the
+    port the system chose)."""
+
+    class Server(base):
+        async def startup(self, sockets: list | None = None) -> None:
+            await super().startup(sockets)
+            listening = [s for server in self.servers for s in server.sockets]
+            if listening:
+                host, port = listening[0].getsockname()[:2]
+                shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+                shown = f"[{shown}]" if ":" in shown else shown
+                print(f"Feral Envs web app: http://{shown}:{port}/  (Ctrl-C to stop)", flush=True)
+
+    return Server
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -33,20 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m play.web: error: {MISSING}", file=sys.stderr)
         return 2
     config = uvicorn.Config(create_app(), host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
-
-    original_startup = server.startup
-
-    async def startup(sockets=None) -> None:
-        await original_startup(sockets)
-        for socket in server.servers[0].sockets if server.servers else ():
-            host, port = socket.getsockname()[:2]
-            shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-            print(f"Feral Envs web app: http://{shown}:{port}/  (Ctrl-C to stop)", flush=True)
-            break
-
-    server.startup = startup
-    server.run()
+    announcing_server(uvicorn.Server)(config).run()
     return 0
 
 

@@ -356,3 +356,17 @@ def test_a_replay_steps_through_a_record(client, tmp_path):
     ]:
         response = client.post("/api/replays", json=body)
         assert response.status_code == 400 and words in response.json()["error"], body
+
+
+def test_the_command_serves_on_127_0_0_1_port_8000_by_default(server):
+    from play.web.__main__ import build_parser
+
+    args = build_parser().parse_args([])
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
+    args = build_parser().parse_args(["--host", "0.0.0.0", "--port", "8080"])
+    assert (args.host, args.port) == ("0.0.0.0", 8080)
+    # the fixture's server printed its URL, and answers there
+    assert any("Feral Envs web app: http://127.0.0.1:" in line for line in server.output)
+    with httpx.Client(base_url=server.url, trust_env=False) as http:
+        assert http.get("/").status_code == 200
+        assert http.get("/static/style.css").headers["content-type"].startswith("text/css")

@@ -103,8 +103,8 @@ class GameSession:
             raise RequestError(f"keywords must be an object of game keywords, got {keywords!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**31)
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise RequestError(f"seed must be a non-negative integer, got {seed!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise RequestError(f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
         if options is not None and not isinstance(options, dict):
             raise RequestError(f"options must be an object of reset options, got {options!r}")
         try:

@@ -10,12 +10,14 @@ import threading
 
 import httpx
 import pytest
+import web_fixtures
 from starlette.testclient import TestClient
 
 import feral_envs
 from play.web import create_app
 from play.web.session import GameSession, seat_view
 
+server = web_fixtures.server
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 SEATS = {"lost_heir": "south", "lost_ranks": "black_0", "hidden_ranks": "silver"}
@@ -124,7 +126,9 @@ def test_an_illegal_action_is_refused_names_the_legal_ones_and_changes_nothing(c
         ({"game": "lost_heir", "opponents": "genius"}, "unknown policy spec 'genius'; specs:"),
         ({"game": "lost_heir", "opponents": ["random", "random"]}, "one per seat"),
         ({"game": "lost_heir", "opponents": 3}, "opponents must be a spec or a list"),
-        ({"game": "lost_heir", "seed": -1}, "seed must be a non-negative integer"),
+        ({"game": "lost_heir", "seed": -1}, "seed must be an integer from 0 to 2**63 - 1"),
+        ({"game": "lost_heir", "seed": 2**64}, "seed must be an integer from 0"),
+        ({"game": "lost_heir", "seed": "7"}, "seed must be an integer from 0"),
         ({"game": "lost_heir", "colour": "red"}, "unknown field(s) colour; fields: game"),
         ({"game": "hidden_ranks", "options": {"position": 3}}, "options:"),
     ],

@@ -11,10 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import web_fixtures
 from PIL import Image
 
 from agents.arena import run_arena
 
+browser = web_fixtures.browser
+page = web_fixtures.page
+server = web_fixtures.server
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 FELT = (32, 96, 60)

@@ -1,5 +1,7 @@
-"""Fixtures of the web app's tests: a real server (``python -m play.web`` in a subprocess, on
-a free port) and a headless Chromium driven by Playwright.
+"""Fixtures of the web app's tests: a real server (``python -m play.web`` in a subprocess,
+on a free port) and a headless Chromium driven by Playwright. Each test module imports them
+(a second ``conftest`` module would shadow ``tests/train/conftest.py``, which tests import
+by name).
 
 Playwright's own browser download may be unreachable, so the tests drive the system's
 Chromium (``executable_path``); where it is missing, the set-up installs Debian's

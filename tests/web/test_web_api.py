@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 import threading
 
-import httpx
 import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+pytest.importorskip("httpx", reason="the dev extra is not installed")
+
+import httpx
 import web_fixtures
 from starlette.testclient import TestClient
 

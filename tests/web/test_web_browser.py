@@ -11,6 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("uvicorn", reason="the web extra is not installed")
+
 import web_fixtures
 from PIL import Image
 

@@ -264,8 +264,11 @@ def test_replay_viewer_steps_plays_and_jumps(page, server, arena_file, tmp_path)
     page.dispatch_event("#rp-step", "change")
     page.wait_for_selector("#rp-table[data-step='20']")
     page.click("#rp-play")
-    page.wait_for_selector("#rp-table[data-step='23']")
+    page.wait_for_function("Number(document.getElementById('rp-table').dataset.step) >= 23")
     page.click("#rp-play")  # pause
+    paused = int(page.get_attribute("#rp-table", "data-step"))
+    page.wait_for_timeout(400)
+    assert int(page.get_attribute("#rp-table", "data-step")) <= paused + 1  # one in flight
     # the referee sees every hand: no card backs
     assert page.locator("#rp-table .card.back").count() == 0
     page.select_option("#rp-view", "black_0")

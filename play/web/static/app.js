@@ -350,7 +350,7 @@ async function act(name) {
 
 // ----------------------------------------------------------------------- replays
 
-const replay = { id: null, step: 0, n: 0, timer: null, seats: [] };
+const replay = { id: null, step: 0, n: 0, playing: false, seats: [] };
 
 async function loadReplay(event) {
   event.preventDefault();
@@ -393,13 +393,19 @@ async function goTo(step) {
 }
 
 function togglePlay() {
-  if (replay.timer) { clearInterval(replay.timer); replay.timer = null; $("rp-play").textContent = "play"; return; }
+  if (replay.playing) { replay.playing = false; $("rp-play").textContent = "play"; return; }
+  replay.playing = true;
   $("rp-play").textContent = "pause";
   const period = params.has("delay") ? Math.max(50, Number(params.get("delay"))) : 500;
-  replay.timer = setInterval(async () => {
-    if (replay.step >= replay.n) { togglePlay(); return; }
-    await goTo(replay.step + 1);
-  }, period);
+  (async () => {
+    // one step at a time: the next frame is asked for once the last one is drawn
+    while (replay.playing && replay.step < replay.n) {
+      await sleep(period);
+      if (replay.playing) await goTo(replay.step + 1);
+    }
+    replay.playing = false;
+    $("rp-play").textContent = "play";
+  })();
 }
 
 // ------------------------------------------------------------------------- start

@@ -17,6 +17,10 @@ Specs (the arena's ``--agents`` take the same strings):
 ``pimc[:worlds=N,time=SECONDS,...]`` (and the other prefixes of ``agents.search.SEARCH_PREFIXES``)
     A search bot: ``agents/search/<game>.py`` names which of them a game has and what their
     arguments mean (:mod:`agents.search`).
+``openspiel_random``, ``openspiel_ismcts[:simulations=N|time=SECONDS,...]``
+    OpenSpiel's Python bots on our games as OpenSpiel games (plug-ins registered by
+    ``agents/openspiel.py``, which needs the ``openspiel`` extra; its docstring gives the
+    arguments and how the bots see only the observation).
 
 Every prefix maps to a loader ``loader(argument, game, seed, keywords) -> Policy``, where
 ``argument`` is the text after the first ``:`` (``""`` if none) and ``keywords`` are the
@@ -40,7 +44,12 @@ Loader = Callable[[str, str, int, dict[str, Any]], Policy]
 
 _LOADERS: dict[str, Loader] = {}
 
-PLUGIN_MODULES: dict[str, str] = {"ppo": "agents.ppo", "ppo_argmax": "agents.ppo"}
+PLUGIN_MODULES: dict[str, str] = {
+    "ppo": "agents.ppo",
+    "ppo_argmax": "agents.ppo",
+    "openspiel_random": "agents.openspiel",
+    "openspiel_ismcts": "agents.openspiel",
+}
 """Prefixes whose loader a module registers when imported, loaded on first use."""
 
 PATH_PREFIXES = {"ppo", "ppo_argmax"}
@@ -52,6 +61,8 @@ SPEC_FORMS: dict[str, str] = {
     "ppo": "ppo:PATH",
     "ppo_argmax": "ppo_argmax:PATH",
     **SEARCH_PREFIXES,
+    "openspiel_random": "openspiel_random",
+    "openspiel_ismcts": "openspiel_ismcts[:simulations=N|time=SECONDS,...]",
 }
 """How each prefix is written, for error messages and ``--help``."""
 

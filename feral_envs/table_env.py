@@ -39,6 +39,8 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from feral_envs.core import DRAW, GameCore, check_keywords
 from feral_envs.engine.rng import seed_words, words_from
 
+_INT8, _FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
+
 
 def check_choice(keyword: str, value: Any, allowed: tuple) -> Any:
     """Return ``value`` if it is one of ``allowed``, else raise ``ValueError`` naming both."""
@@ -154,6 +156,10 @@ class TableEnv(AECEnv):
         self._engine = core.engine
         if core.engine is not None:
             self._obs_size = int(np.prod(core.obs_shape))
+            self._obs_shape = tuple(core.obs_shape) if len(core.obs_shape) > 1 else None
+            self._play = core.engine.play
+            self._observe_masked = core.engine.observe_masked
+            self._over = core.engine.N_SEATS  # what ``play`` returns when the game ends
         self._rewards_zero = True  # every value of self.rewards is 0.0 (see _set_rewards)
         self.np_random = np.random.default_rng()
         self.game = None
@@ -273,17 +279,41 @@ class TableEnv(AECEnv):
         to_act = agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations[agent]
         )
-        engine = self._engine
-        if engine is None:
+        if self._engine is None:
             mask = self._legal_mask(self.game) if to_act else self._zero_mask.copy()
             return {"observation": self._observe(self.game, seat), "action_mask": mask}
-        row = self.game.row
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        if to_act:
-            engine.legal_mask(row, mask)
-        obs = np.empty(self._obs_size, dtype=np.float32)
-        engine.observe(row, seat, obs)
-        return {"observation": obs.reshape(self.core.obs_shape), "action_mask": mask}
+        return self._observed(seat, to_act)
+
+    def _observed(self, seat: int, to_act: bool) -> dict[str, np.ndarray]:
+        """The observation dict of ``seat`` (engine cores): new arrays on every call, so that
+        a returned observation stays as it is after later steps, written by one kernel
+        call."""
+        mask = np.empty(self.n_actions, _INT8)
+        obs = np.empty(self._obs_size, _FLOAT32)
+        self._observe_masked(self.game.row, seat, to_act, obs, mask)
+        if self._obs_shape is not None:
+            obs = obs.reshape(self._obs_shape)
+        return {"observation": obs, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``: the agent to act's observation, cumulative reward,
+        termination, truncation and info (``observe`` inlined: one call per step less)."""
+        agent = self.agent_selection
+        assert agent is not None
+        terminated, truncated = self.terminations[agent], self.truncations[agent]
+        if not observe:
+            observation = None
+        elif self._engine is None:
+            observation = self.observe(agent)
+        else:
+            observation = self._observed(self._agent_seat[agent], not (terminated or truncated))
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            terminated,
+            truncated,
+            self.infos[agent],
+        )
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to act, in increasing order."""
@@ -346,28 +376,48 @@ class TableEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if self._engine is None:
+            self._step_core(agent, action)
+            return
+        row = self.game.row
+        # A plain int in range is checked and applied in one kernel call (-1: illegal, the
+        # row unchanged); anything else takes the full check, which accepts numpy integers
+        # and raises for the rest.
+        if action.__class__ is int and 0 <= action < self.n_actions:
+            seat = self._play(row, action)
+        else:
+            seat = -1
+        if seat < 0:
+            self._check_action(agent, action)
+            seat = self._play(row, int(action))
+        self._cumulative_rewards[agent] = 0.0
+        if seat == self._over:
+            terminated, truncated, winner = self._engine.status(row)
+            self._set_rewards(terminated, winner)
+            for a in self.agents:
+                self.terminations[a] = terminated
+                self.truncations[a] = truncated and not terminated
+        else:
+            if self._points or not self._rewards_zero:
+                self._set_rewards(False, DRAW)
+            self.agent_selection = self.possible_agents[seat]
+        if not self._rewards_zero:  # adding zero rewards would change nothing
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _step_core(self, agent: str, action: Any) -> None:
+        """``step`` for a core without a compiled engine (a test's toy game)."""
         state = self.game
-        engine = self._engine
-        # A plain int in range that the rules allow is legal; anything else takes the full
-        # check, which accepts numpy integers and raises for the rest.
         if not (
             action.__class__ is int
             and 0 <= action < self.n_actions
-            and (
-                engine.is_legal(state.row, action)
-                if engine is not None
-                else self._legal_mask(state)[action]
-            )
+            and self._legal_mask(state)[action]
         ):
             self._check_action(agent, action)
             action = int(action)
-        if engine is not None:
-            row = state.row
-            engine.apply(row, action)
-            terminated, truncated, winner = engine.status(row)
-        else:
-            self._apply(state, action, self.np_random)
-            terminated, truncated, winner = self._status(state)
+        self._apply(state, action, self.np_random)
+        terminated, truncated, winner = self._status(state)
         self._cumulative_rewards[agent] = 0.0
         if terminated or self._points or not self._rewards_zero:
             self._set_rewards(terminated, winner)
@@ -376,10 +426,8 @@ class TableEnv(AECEnv):
                 self.terminations[a] = terminated
                 self.truncations[a] = truncated and not terminated
         else:
-            self.agent_selection = self.possible_agents[
-                engine.to_act(state.row) if engine is not None else self._seat_to_act(state)
-            ]
-        if not self._rewards_zero:  # adding zero rewards would change nothing
+            self.agent_selection = self.possible_agents[self._seat_to_act(state)]
+        if not self._rewards_zero:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

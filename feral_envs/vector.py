@@ -44,8 +44,9 @@ from feral_envs.core import check_keywords
 from feral_envs.engine import rng as stream
 
 OBS_DTYPES = ("float32", "int8")
-"""Observation dtypes: float32 as the AEC env gives them, or int8 where every entry of the
-game's observations is an integer that fits (``COMPACT_DTYPES``)."""
+"""Observation dtypes: float32 as the AEC env gives them, or int8 where the game's engine
+offers it (``COMPACT_DTYPES``): every entry an integer that fits, the few entries that float32
+holds as fractions recoded as integers (``COMPACT_RECODED``; see ``docs/vector.md``)."""
 
 
 BATCH_FIELDS = (

@@ -16,9 +16,10 @@ iteration's first step, with the bot's playouts as the expert):
      so one playout per action is exact for that deal, but it is the value *for that deal*,
      which the seat cannot see: the fit must average out the hidden cards itself.
    * ``deals`` N: on N deals of the hidden cards sampled from the acting seat's view
-     (``feral_envs/lost_ranks/determinize.py``, a function of that view alone), the same N
-     for every action, averaged: perfect-information Monte Carlo search, which never peeks.
-     Only decisions where the game can sample deals are measured (Lost Ranks' play phase).
+     (the game's search sampler, ``feral_envs/lost_ranks/search.py``'s ``sample_world``
+     through ``determinize.sample_deal``: a function of that view alone), the same N for
+     every action, averaged: perfect-information Monte Carlo search, which never peeks. Only
+     play-phase decisions are measured (``determinize.can_sample``: the card network's gate).
 
    Each decision keeps the seat's observation with the bot's advice (``train/advice.py``),
    the legal actions, the bot's action and the advantages ``A(s, a) = Q(s, a) - Q(s, bot's)``.
@@ -186,8 +187,8 @@ class RolloutConfig:
 class Playouts:
     """The advantages of every legal action over the bot's by playouts: on the true cards,
     one per action, or with ``deals`` > 0 averaged over that many deals sampled from the
-    acting seat's view (``feral_envs.<game>.determinize``), the same deals for every
-    action."""
+    acting seat's view (``feral_envs.<game>.determinize``, over the game's search sampler),
+    the same deals for every action."""
 
     def __init__(self, game: str, keywords: dict[str, Any], deals: int = 0) -> None:
         check_game(game, "train.rollout")

@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-SEARCH_PREFIXES: dict[str, str] = {"pimc": "pimc[:worlds=N|time=SECONDS,...]"}
+SEARCH_PREFIXES: dict[str, str] = {
+    "pimc": "pimc[:worlds=N|time=SECONDS,...]",
+    "minimax": "minimax[:worlds=N,depth=D,time=SECONDS]",
+}
 """The search spec prefixes and how each is written (for ``--help`` and errors)."""
 
 

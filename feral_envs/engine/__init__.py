@@ -20,6 +20,13 @@ What each game's ``engine`` module provides (the same names in every game):
   already in the row), ``legal_mask(row, out)``, ``is_legal(row, action)``,
   ``apply(row, action)`` (a legal action), ``observe(row, seat, out)``, ``to_act(row)``,
   ``status(row) -> (terminated, truncated, winner)``, ``score(row, team)``;
+* the AEC env's two per-step calls (:mod:`feral_envs.table_env`), one kernel call each:
+  ``play(row, action)`` (-1 and the row unchanged if ``action`` is illegal, else ``apply``
+  and return the seat to act, or ``N_SEATS`` once the game is over) and
+  ``observe_masked(row, seat, to_act, obs, mask)`` (``observe``, and the legal mask if
+  ``to_act``, else zeros);
+* ``COMPACT_DTYPES`` (optional; the integer observation dtypes :mod:`feral_envs.vector`
+  offers, with ``COMPACT_RECODED``, the entries whose compact value is not the float32 one);
 * batch kernels over ``rows`` (``prange`` over the games), used by
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
   ``first_illegal``, ``observe_batch(rows, seats, obs)``, ``masks_batch(rows, masks)``;

@@ -21,6 +21,7 @@ CORE = engine_core(
     render_ansi=render_ansi,
     render_rgb=render_rgb,
     reset_options=("setup", "position", "to_move"),
+    search="feral_envs.hidden_ranks.search",
     keyword_choices={"mode": rules.MODES, "setup": rules.SETUPS, "reward": ("win",)},
     keyword_defaults={"mode": "full", "setup": "choose", "max_moves": 2000, "reward": "win"},
 )

@@ -96,7 +96,13 @@ OBS = Layout(
         f"constant planes: one-hot rank of my next piece to place ({RANK_LIST}); all 0 when "
         "I have nothing to place now",
     ),
-    ("move_count", 1, "constant plane: moves played / `max_moves` (the turn limit)"),
+    (
+        "move_count",
+        1,
+        "constant plane: moves played / `max_moves` (the turn limit); in the compact int8 "
+        'observation (`feral_envs.vector`, `obs_dtype="int8"`) `100 * moves // max_moves`, '
+        "the percent of the limit played",
+    ),
 )
 """Observation planes, in order (``obs[..., OBS.lake.start]`` is the lake plane)."""
 

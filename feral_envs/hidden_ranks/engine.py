@@ -187,6 +187,24 @@ P_MY_NEXT_PIECE = OBS.my_next_piece.start
 P_MOVE_COUNT = OBS.move_count.start
 assert OBS.my_last_to.start == P_MY_LAST_FROM + 1  # each count plane follows its from-plane
 assert OBS.enemy_last_to.start == P_ENEMY_LAST_FROM + 1
+P_FIRST_CONSTANT = P_MY_REMOVED
+"""The planes from here on are constant (one value on every square), those before per square."""
+N_CONSTANT = N_PLANES - P_FIRST_CONSTANT
+assert [span.name for span in OBS.spans][-5:] == [
+    "my_removed",
+    "enemy_removed",
+    "setup_phase",
+    "my_next_piece",
+    "move_count",
+]
+COMPACT_DTYPES = ("int8",)
+"""The compact observation dtype: every plane holds the same small integers as in float32
+(flags, shuttle counts 1-3, removed pieces 0-8) except ``move_count``, which holds
+``100 * moves // max_moves`` (the percent of the turn limit played) where float32 holds
+``moves / max_moves``."""
+COMPACT_RECODED = np.zeros(OBS_SHAPE, dtype=bool)
+COMPACT_RECODED[..., P_MOVE_COUNT] = True
+"""The observation entries whose compact value is not the float32 value (``move_count``)."""
 
 
 # --- small helpers ------------------------------------------------------------------------
@@ -293,7 +311,8 @@ def legal_mask(row, out):
         if _CAN_MOVE[seat, code]:
             for direction in range(N_DIRECTIONS):
                 first = N_PLACE + ego * _DISTANCES + direction * MAX_DISTANCE
-                out[first : first + _reach(row, seat, ego, direction, code)] = 1
+                for action in range(first, first + _reach(row, seat, ego, direction, code)):
+                    out[action] = 1
     banned = _banned(row, seat)
     if banned >= 0:
         out[banned] = 0
@@ -549,26 +568,37 @@ def score(row, team):
     return 0
 
 
-@njit(cache=True)
-def _observe_square(out, base, code, seat, hide_enemy):
-    """The per-square planes of a square holding ``code`` (the other planes are 0)."""
-    if code == LAKE:
-        out[base + P_LAKE] = 1
-        return
-    rank = code & RANK_BITS
-    if _owner(code) == seat:
-        out[base + P_MY_RANK + rank - 1] = 1
-        if code & MOVED_BIT:
-            out[base + P_MY_MOVED] = 1
-        if code & PUBLIC_BIT:
-            out[base + P_MY_PUBLIC] = 1
-    elif not hide_enemy:
-        if code & PUBLIC_BIT:
-            out[base + P_ENEMY_RANK + rank - 1] = 1
-        else:
-            out[base + P_ENEMY_UNKNOWN] = 1
-        if code & MOVED_BIT:
-            out[base + P_ENEMY_MOVED] = 1
+def _square_planes(code: int, seat: int, hide_enemy: bool) -> list[int]:
+    """The per-square planes that are 1 on a square holding ``code``, seen by ``seat`` (the
+    enemy's pieces hidden in the setup phase): what ``encoding.OBS`` says of a square."""
+    if code == EMPTY or code == LAKE:
+        return [P_LAKE] if code == LAKE else []
+    rank, mine = code & RANK_BITS, (SILVER if code & OWNER_BIT else GOLD) == seat
+    if mine:
+        planes = [P_MY_RANK + rank - 1]
+        planes += [P_MY_MOVED] if code & MOVED_BIT else []
+        return planes + ([P_MY_PUBLIC] if code & PUBLIC_BIT else [])
+    if hide_enemy:
+        return []
+    planes = [P_ENEMY_RANK + rank - 1 if code & PUBLIC_BIT else P_ENEMY_UNKNOWN]
+    return planes + ([P_ENEMY_MOVED] if code & MOVED_BIT else [])
+
+
+_SET_PER_SQUARE = 3
+_SQUARE_PLANE = np.full((N_SEATS, 2, 256, _SET_PER_SQUARE), P_LAKE, dtype=np.int8)
+"""``_SQUARE_PLANE[seat, hide_enemy, code, k]``, ``_SQUARE_VALUE[...]`` (raveled below): the
+three writes that show a square holding ``code`` to ``seat`` (:func:`_square_planes`; the
+unused ones repeat the last, or write 0 on the lake plane of an empty square), so that
+:func:`observe` writes a square's planes without a branch on its piece (int8: small tables)."""
+_SQUARE_VALUE = np.zeros((N_SEATS, 2, 256, _SET_PER_SQUARE), dtype=np.int8)
+for _seat in range(N_SEATS):
+    for _hide in range(2):
+        for _code in range(256):
+            _set = _square_planes(_code, _seat, bool(_hide))
+            for _k in range(len(_set)):  # the unused writes repeat the last one
+                _SQUARE_PLANE[_seat, _hide, _code, _k:] = _set[_k]
+                _SQUARE_VALUE[_seat, _hide, _code, _k:] = 1
+_SQUARE_PLANE, _SQUARE_VALUE = _SQUARE_PLANE.ravel(), _SQUARE_VALUE.ravel()  # flat, for observe
 
 
 @njit(cache=True)
@@ -581,34 +611,53 @@ def _observe_last_move(out, row, seat, who, plane):
 
 
 @njit(cache=True)
-def _fill_plane(out, plane, value):
-    """A constant plane: ``value`` on every square (the planes start at 0)."""
-    if value != 0:
-        out[plane::N_PLANES] = value
+def _constant_planes(row, seat, planes):
+    """The values of the constant planes (``P_FIRST_CONSTANT`` on) of ``seat``'s observation
+    into ``planes``, of the observation's dtype: the move count as ``moves / max_moves`` in a
+    float dtype, as ``100 * moves // max_moves`` (the percent of the turn limit played) in an
+    integer one."""
+    planes[:] = 0
+    for rank in range(N_RANKS):
+        planes[P_MY_REMOVED - P_FIRST_CONSTANT + rank] = row[REMOVED + N_RANKS * seat + rank]
+        planes[P_ENEMY_REMOVED - P_FIRST_CONSTANT + rank] = row[
+            REMOVED + N_RANKS * (1 - seat) + rank
+        ]
+    if row[PHASE] == PHASE_SETUP:
+        planes[P_SETUP_PHASE - P_FIRST_CONSTANT] = 1
+        mode, placed = row[MODE], row[SETUP_NEXT + seat]
+        if row[TO_MOVE] == seat and placed < ARMY_SIZE[mode]:
+            planes[P_MY_NEXT_PIECE - P_FIRST_CONSTANT + _ORDER[mode, placed] - 1] = 1
+    count = P_MOVE_COUNT - P_FIRST_CONSTANT
+    planes[count] = 0.5
+    if planes[count] == 0:  # an integer dtype
+        planes[count] = np.int64(row[MOVES]) * 100 // row[MAX_MOVES]
+    else:
+        planes[count] = np.float64(row[MOVES]) / np.float64(row[MAX_MOVES])
 
 
 @njit(cache=True)
 def observe(row, seat, out):
     """Write ``seat``'s observation into ``out`` (flat, OBS_SIZE, any numeric dtype): the
     values ``encoding.OBS`` documents, square ``ego`` at ``out[ego * N_PLANES : ...]``. The
-    ``move_count`` plane is a fraction: an integer ``out`` holds it truncated."""
+    ``move_count`` plane is ``moves / max_moves`` in a float ``out``, ``100 * moves //
+    max_moves`` in an integer one (the compact dtype, ``COMPACT_DTYPES``)."""
     out[:] = 0
-    in_setup = row[PHASE] == PHASE_SETUP
+    _constant_planes(row, seat, out[P_FIRST_CONSTANT:N_PLANES])  # square 0's, then the others
+    for plane in range(P_FIRST_CONSTANT, N_PLANES):
+        value = out[plane]
+        if value != 0:
+            for ego in range(1, N_SQUARES):
+                out[ego * N_PLANES + plane] = value
+    table = ((seat * 2) + (1 if row[PHASE] == PHASE_SETUP else 0)) * 256
     for ego in range(N_SQUARES):
         code = row[BOARD + _square(seat, ego)]
         if code != EMPTY:
-            _observe_square(out, ego * N_PLANES, code, seat, in_setup)
+            base = ego * N_PLANES
+            entry = (table + code) * _SET_PER_SQUARE
+            for k in range(_SET_PER_SQUARE):
+                out[base + np.int64(_SQUARE_PLANE[entry + k])] = _SQUARE_VALUE[entry + k]
     _observe_last_move(out, row, seat, seat, P_MY_LAST_FROM)
     _observe_last_move(out, row, seat, 1 - seat, P_ENEMY_LAST_FROM)
-    for rank in range(N_RANKS):
-        _fill_plane(out, P_MY_REMOVED + rank, row[REMOVED + N_RANKS * seat + rank])
-        _fill_plane(out, P_ENEMY_REMOVED + rank, row[REMOVED + N_RANKS * (1 - seat) + rank])
-    if in_setup:
-        _fill_plane(out, P_SETUP_PHASE, 1)
-        mode, placed = row[MODE], row[SETUP_NEXT + seat]
-        if row[TO_MOVE] == seat and placed < ARMY_SIZE[mode]:
-            _fill_plane(out, P_MY_NEXT_PIECE + _ORDER[mode, placed] - 1, 1)
-    _fill_plane(out, P_MOVE_COUNT, np.float64(row[MOVES]) / np.float64(row[MAX_MOVES]))
 
 
 # --- batches ------------------------------------------------------------------------------
@@ -689,21 +738,110 @@ def apply_batch(rows, actions):
             apply(rows[i], actions[i])
 
 
+@njit(cache=True)
+def _legal_runs(row, firsts, lengths):
+    """The legal actions of the seat to act as runs of consecutive actions, in action order:
+    run ``k`` is ``firsts[k] .. firsts[k] + lengths[k] - 1``. Returns the number of runs (at
+    most ``MAX_RUNS``; 0 once the game is over)."""
+    if row[TERMINATED]:
+        return 0
+    seat = row[TO_MOVE]
+    runs = 0
+    if row[PHASE] == PHASE_SETUP:
+        for ego in range(N_HOME):
+            if row[BOARD + _square(seat, ego)] == EMPTY:
+                firsts[runs], lengths[runs] = ego, 1
+                runs += 1
+        return runs
+    banned = _banned(row, seat)
+    for ego in range(N_SQUARES):
+        code = row[BOARD + _square(seat, ego)]
+        if not _CAN_MOVE[seat, code]:
+            continue
+        for direction in range(N_DIRECTIONS):
+            first = N_PLACE + ego * _DISTANCES + direction * MAX_DISTANCE
+            reach = _reach(row, seat, ego, direction, code)
+            if first <= banned < first + reach:  # the banned move splits the run
+                if banned > first:
+                    firsts[runs], lengths[runs] = first, banned - first
+                    runs += 1
+                reach -= banned + 1 - first
+                first = banned + 1
+            if reach > 0:
+                firsts[runs], lengths[runs] = first, reach
+                runs += 1
+    return runs
+
+
+MAX_RUNS = MAX_ARMY * N_DIRECTIONS + 1
+"""More runs than any position has: one per piece and direction, plus the banned move's split
+(the setup phase has at most ``N_HOME`` runs of one)."""
+assert MAX_RUNS >= N_HOME
+
+
+@njit(cache=True)
+def _random_legal(row, rng_row, firsts, lengths):
+    """A uniform legal action: the ``below(rng_row, count)``-th legal action in action order,
+    from one pass of the move generator; 0 (nothing drawn) once the game is over."""
+    runs = _legal_runs(row, firsts, lengths)
+    count = 0
+    for k in range(runs):
+        count += lengths[k]
+    if count == 0:
+        return 0
+    n = below(rng_row, count)
+    for k in range(runs):
+        if n < lengths[k]:
+            return firsts[k] + n
+        n -= lengths[k]
+    return 0  # not reached
+
+
 @njit(cache=True, parallel=True)
 def random_batch(rows, rng_rows, out):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the
     game's own stream); 0 for a game that is over (nothing drawn)."""
     for i in prange(rows.shape[0]):
-        row = rows[i]
-        count = _nth_legal(row, N_ACTIONS)[1]
-        out[i] = _nth_legal(row, below(rng_rows[i], count))[0] if count else 0
+        firsts = np.empty(MAX_RUNS, dtype=np.int64)
+        lengths = np.empty(MAX_RUNS, dtype=np.int64)
+        out[i] = _random_legal(rows[i], rng_rows[i], firsts, lengths)
+
+
+@njit(cache=True, parallel=True)
+def first_illegal(rows, actions):
+    """Index of the first game whose action is not legal (a finished game accepts any), or
+    -1."""
+    n = rows.shape[0]
+    first = n
+    for i in prange(n):
+        if not rows[i, TERMINATED] and not is_legal(rows[i], actions[i]):
+            first = min(first, i)
+    return first if first < n else -1
+
+
+# --- the AEC env's step and observation, one call each ----------------------------------
 
 
 @njit(cache=True)
-def first_illegal(rows, actions):
-    """Index of the first game whose action is not legal (a finished game accepts any), or
-    -1. A plain loop: the first one is wanted, and each check is a few reads."""
-    for i in range(rows.shape[0]):
-        if not rows[i, TERMINATED] and not is_legal(rows[i], actions[i]):
-            return i
-    return -1
+def play(row, action):
+    """The AEC env's step in one call: ``-1`` (the row unchanged) if ``action`` is not legal;
+    else ``apply`` it and return the seat to act, or ``N_SEATS`` if the game is over now
+    (``status`` then says how)."""
+    if not is_legal(row, action):
+        return -1
+    apply(row, action)
+    terminated, truncated, _ = status(row)
+    if terminated or truncated:
+        return N_SEATS
+    return to_act(row)
+
+
+@njit(cache=True)
+def observe_masked(row, seat, to_act, obs, mask):
+    """The AEC env's ``observe`` in one call: ``observe(row, seat, obs)``, and into ``mask``
+    the legal mask of the seat to act if ``to_act``, else zeros."""
+    observe(row, seat, obs)
+    if to_act:
+        legal_mask(row, mask)
+    else:
+        mask[:] = 0

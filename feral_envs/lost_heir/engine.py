@@ -899,3 +899,31 @@ def first_illegal(rows, actions):
         if not _over(rows[i]) and not is_legal(rows[i], actions[i]):
             first = min(first, i)
     return first if first < n else -1
+
+
+# --- the AEC env's step and observation, one call each ----------------------------------
+
+
+@njit(cache=True)
+def play(row, action):
+    """The AEC env's step in one call: ``-1`` (the row unchanged) if ``action`` is not legal;
+    else ``apply`` it and return the seat to act, or ``N_SEATS`` if the game is over now
+    (``status`` then says how)."""
+    if not is_legal(row, action):
+        return -1
+    apply(row, action)
+    terminated, truncated, _ = status(row)
+    if terminated or truncated:
+        return N_SEATS
+    return to_act(row)
+
+
+@njit(cache=True)
+def observe_masked(row, seat, to_act, obs, mask):
+    """The AEC env's ``observe`` in one call: ``observe(row, seat, obs)``, and into ``mask``
+    the legal mask of the seat to act if ``to_act``, else zeros."""
+    observe(row, seat, obs)
+    if to_act:
+        legal_mask(row, mask)
+    else:
+        mask[:] = 0

@@ -21,5 +21,6 @@ CORE = engine_core(
     reset_options=rules.RESET_OPTIONS,
     keyword_choices={"reward": ("win", "points"), "variant": rules.VARIANTS},
     keyword_defaults={"reward": "win", "variant": "standard"},
+    search="feral_envs.lost_ranks.search",
 )
 """What everything drives: the compiled engine (``engine``), read by name through ``view``."""

@@ -35,6 +35,7 @@ from feral_envs.lost_ranks import encoding, rules
 
 N_ACTIONS = encoding.ACTIONS.size
 N_SEATS = rules.N_SEATS
+assert N_SEATS == 4  # _relative takes the seat difference modulo 4 as a bit mask
 OBS_SHAPE = (encoding.OBS_SIZE,)
 OBS_SIZE = encoding.OBS_SIZE
 TEAM_OF_SEAT = np.array(rules.TEAM_OF_SEAT, dtype=np.int64)
@@ -234,7 +235,7 @@ def _pass_enemy(seat, round_number):
 @njit(cache=True)
 def _relative(seat, viewer):
     """``seat`` as ``viewer`` sees it: 0 me, 1 left, 2 partner, 3 right."""
-    return (seat + N_SEATS - viewer) % N_SEATS
+    return (seat + N_SEATS - viewer) & (N_SEATS - 1)
 
 
 @njit(cache=True)
@@ -389,80 +390,83 @@ def _deal_hands(row: np.ndarray, trump: int, hands: np.ndarray) -> None:
 # Legal actions
 
 
-@njit(cache=True)
-def _suit_to_follow(row, seat):
-    """The led suit if ``seat`` holds a card of it (a Jack included), else NO_SUIT: then it
-    may play any card (the Spy has no suit, so it is excluded exactly when a suit is due)."""
-    suit = row[_LED_SUIT]
-    if suit == NO_SUIT:
-        return NO_SUIT
-    for card in range(suit * SUIT_SIZE, (suit + 1) * SUIT_SIZE):
-        if row[_HOLDER + card] == seat:
-            return suit
-    return NO_SUIT
+_ONE = np.int64(1)
+SUIT_BITS = np.array(
+    [sum(1 << c for c in range(N_CARDS) if SUIT_OF[c] == s) for s in range(4)], dtype=np.int64
+)
+"""Bit set (bit ``c`` for card ``c``) of each suit's 13 cards, its Jack included."""
+NOT_SPY = np.int64(~(1 << SPY))
 
 
 @njit(cache=True)
-def _choice_rule(row):
-    """What the seat to act may choose, as ``(seat, only, suit, spy)``: a card it holds,
-    that is ``only`` (unless NO_CARD), of ``suit`` (unless NO_SUIT), and not the Spy unless
-    ``spy``. For a game that is running."""
-    seat = row[_TO_ACT]
-    if row[_PHASE] == PASS:
-        return seat, NO_CARD, NO_SUIT, True  # any card still held; received ones come later
+def _held_bits(row, seat):
+    """The cards ``seat`` holds, as a bit set (bit ``c`` for card ``c``)."""
+    bits = np.int64(0)
+    for card in range(N_CARDS):
+        bits |= np.int64(row[_HOLDER + card] == seat) << card
+    return bits
+
+
+@njit(cache=True)
+def _legal_bits(row):
+    """The legal actions (cards) of the seat to act as a bit set; 0 after the game. In the
+    pass any card still held; following, a card of the led suit if the seat holds one (a
+    Jack included; the Spy has no suit), else any; leading trick 1, the card that must lead
+    it; leading later, any card but the Spy, which may lead only the last trick."""
+    phase = row[_PHASE]
+    if phase == GAME_OVER:
+        return np.int64(0)
+    held = _held_bits(row, row[_TO_ACT])
+    if phase == PASS:
+        return held
     if row[_N_IN_TRICK] > 0:
-        return seat, NO_CARD, _suit_to_follow(row, seat), True
+        suit = row[_LED_SUIT]
+        if suit != NO_SUIT:
+            follow = held & SUIT_BITS[suit]
+            if follow != 0:
+                return follow
+        return held
     if row[_FIRST_LEAD] != NO_CARD:
-        return seat, row[_FIRST_LEAD], NO_SUIT, True
-    return seat, NO_CARD, NO_SUIT, row[_TRICKS_DONE] == N_TRICKS - 1  # the Spy leads last
-
-
-@njit(cache=True)
-def _allowed(row, card, seat, only, suit, spy):
-    return (
-        row[_HOLDER + card] == seat
-        and (only == NO_CARD or card == only)
-        and (suit == NO_SUIT or SUIT_OF[card] == suit)
-        and (spy or card != SPY)
-    )
+        return held & (_ONE << row[_FIRST_LEAD])
+    if row[_TRICKS_DONE] == N_TRICKS - 1:
+        return held
+    return held & NOT_SPY
 
 
 @njit(cache=True)
 def legal_mask(row, out):
     """``out[a] = 1`` for the legal actions (cards) of the seat to act; zeros after the game."""
-    if row[_PHASE] == GAME_OVER:
-        out[:] = 0
-        return
-    seat, only, suit, spy = _choice_rule(row)
+    bits = _legal_bits(row)
     for card in range(N_CARDS):
-        out[card] = 1 if _allowed(row, card, seat, only, suit, spy) else 0
+        out[card] = (bits >> card) & 1
 
 
 @njit(cache=True)
 def is_legal(row, action):
-    if action < 0 or action >= N_ACTIONS or row[_PHASE] == GAME_OVER:
+    if action < 0 or action >= N_ACTIONS:
         return False
-    seat, only, suit, spy = _choice_rule(row)
-    return _allowed(row, action, seat, only, suit, spy)
+    return ((_legal_bits(row) >> action) & 1) == 1
 
 
 @njit(cache=True)
 def _random_legal(row, stream):
-    """A uniform legal action, drawn with ``below(stream, count)``; 0 after the game."""
-    if row[_PHASE] == GAME_OVER:
+    """A uniform legal action, the ``below(stream, count)``-th legal card in card order; 0
+    (and no draw) after the game."""
+    bits = _legal_bits(row)
+    if bits == 0:
         return 0
-    seat, only, suit, spy = _choice_rule(row)
     count = 0
-    for card in range(N_CARDS):
-        if _allowed(row, card, seat, only, suit, spy):
-            count += 1
+    rest = bits
+    while rest != 0:
+        rest &= rest - 1
+        count += 1
     k = below(stream, count)
-    for card in range(N_CARDS):
-        if _allowed(row, card, seat, only, suit, spy):
-            if k == 0:
-                return card
-            k -= 1
-    return 0  # not reached: a running game always has a legal action
+    for _ in range(k):
+        bits &= bits - 1  # drop the lowest k legal cards
+    card = 0
+    while (bits >> card) & 1 == 0:
+        card += 1
+    return card
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,20 +686,24 @@ def _observe_pass(row, seat, out):
 
 @njit(cache=True)
 def _observe_cards(row, seat, out):
-    """Card by card: my hand, who played it, which pile it is in; the Jacks and voids."""
+    """Card by card: my hand, who played it, which pile it is in; the Jacks and voids. The
+    cards played this round are ``plays[:4 * tricks_done + n_in_trick]`` and those in a pile
+    the finished tricks' ``plays[:4 * tricks_done]``: only those are visited."""
     army = TEAM_OF_SEAT[seat]
     for card in range(N_CARDS):
-        if row[_HOLDER + card] == seat:
-            out[_O_HAND + card] = 1
-        player = row[_PLAYED_BY + card]
-        if player != NO_SEAT:
-            out[_O_PLAYED + _relative(player, seat) * N_CARDS + card] = 1
+        out[_O_HAND + card] = row[_HOLDER + card] == seat
+    piled = row[_TRICKS_DONE] * N_SEATS
+    for k in range(piled + row[_N_IN_TRICK]):
+        card = row[_PLAYS + k]
+        out[_O_PLAYED + _relative(row[_PLAYED_BY + card], seat) * N_CARDS + card] = 1
+    for k in range(piled):
+        card = row[_PLAYS + k]
         pile = row[_PILE + card]
         if pile == VOID_PILE:
             out[_O_VOID_PILE + card] = 1
         elif pile == army:
             out[_O_CAPTURED_MINE + card] = 1
-        elif pile != NO_PILE:
+        else:
             out[_O_CAPTURED_THEIRS + card] = 1
     for jack in range(4):
         player = row[_PLAYED_BY + JACKS[jack]]
@@ -822,3 +830,31 @@ def first_illegal(rows, actions):
         if rows[i, _PHASE] != GAME_OVER and not is_legal(rows[i], actions[i]):
             return i
     return -1
+
+
+# --- the AEC env's step and observation, one call each ----------------------------------
+
+
+@njit(cache=True)
+def play(row, action):
+    """The AEC env's step in one call: ``-1`` (the row unchanged) if ``action`` is not legal;
+    else ``apply`` it and return the seat to act, or ``N_SEATS`` if the game is over now
+    (``status`` then says how)."""
+    if not is_legal(row, action):
+        return -1
+    apply(row, action)
+    terminated, truncated, _ = status(row)
+    if terminated or truncated:
+        return N_SEATS
+    return to_act(row)
+
+
+@njit(cache=True)
+def observe_masked(row, seat, to_act, obs, mask):
+    """The AEC env's ``observe`` in one call: ``observe(row, seat, obs)``, and into ``mask``
+    the legal mask of the seat to act if ``to_act``, else zeros."""
+    observe(row, seat, obs)
+    if to_act:
+        legal_mask(row, mask)
+    else:
+        mask[:] = 0

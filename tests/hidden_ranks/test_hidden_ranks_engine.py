@@ -158,10 +158,14 @@ def test_random_play_with_given_setups_matches():
 def test_observation_values_and_the_int8_observation():
     """Every entry is a small integer (0/1 flags, shuttle counts 1-3, removed pieces 0-8)
     except the move-count plane, a fraction in [0, 1]: an int8 observation holds the rest
-    exactly and the move count truncated (0 until the turn limit)."""
+    exactly and the move count as ``100 * moves // max_moves`` (``COMPACT_DTYPES``)."""
+    assert E.COMPACT_DTYPES == ("int8",)
+    assert E.COMPACT_RECODED.reshape(-1, E.N_PLANES).all(axis=0).tolist() == [
+        p == E.P_MOVE_COUNT for p in range(E.N_PLANES)
+    ]
     rng = np.random.default_rng(4)
     as_int8 = np.zeros(E.OBS_SIZE, dtype=np.int8)
-    low, high, fractions = 0.0, 0.0, 0
+    low, high, fractions, percents = 0.0, 0.0, 0, set()
     for k, combo in enumerate(COMBOS * 6):
         play = Play(rules.make_config(**combo, max_moves=int(rng.choice([50, 2000]))), 70 + k)
         while True:
@@ -173,13 +177,19 @@ def test_observation_values_and_the_int8_observation():
                 counts = np.delete(planes, E.P_MOVE_COUNT, axis=1)
                 assert np.array_equal(counts, np.round(counts)) and 0 <= counts.min()
                 assert counts.max() <= 8
-                assert np.array_equal(as_int8, np.trunc(play.obs).astype(np.int8))
+                compact = as_int8.reshape(-1, E.N_PLANES)
+                assert np.array_equal(np.delete(compact, E.P_MOVE_COUNT, axis=1), counts)
+                moves, limit = play.row[E.MOVES], play.row[E.MAX_MOVES]
+                assert planes[:, E.P_MOVE_COUNT].tolist() == [np.float32(moves / limit)] * 100
+                assert compact[:, E.P_MOVE_COUNT].tolist() == [100 * moves // limit] * 100
+                percents.add(int(compact[0, E.P_MOVE_COUNT]))
                 low, high = min(low, planes.min()), max(high, planes.max())
                 fractions += 0 < planes[0, E.P_MOVE_COUNT] < 1
             if play.over:
                 break
             legal = np.flatnonzero(mask)
             play.step(int(legal[rng.integers(len(legal))]))
+    assert len(percents) > 10 and max(percents) <= 100
     assert (low, high) == (0.0, 8.0) and fractions > 0
 
 

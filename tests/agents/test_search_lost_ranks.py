@@ -1,0 +1,104 @@
+"""The Lost Ranks ``pimc`` bot (agents/search/lost_ranks.py): legal over whole games in every
+variant, deterministic given its seed, its arguments checked."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import feral_envs
+from agents.registry import load_policy
+from agents.search.lost_ranks import Pimc, army_of, parse
+from feral_envs.lost_ranks.rules import VARIANTS
+
+CHEAP = "pimc:worlds=2,nodes=20000"
+"""Few worlds and a small search: the legality and determinism tests' bot."""
+
+
+def play_game(variant: str, seed: int, spec: str = CHEAP) -> tuple[list[int], Pimc]:
+    """One game with ``spec`` in the red seats, the heuristic in the black; the actions."""
+    keywords = {"variant": variant}
+    env = feral_envs.make("lost_ranks", **keywords)
+    bot = load_policy(spec, "lost_ranks", seed=seed, keywords=keywords)
+    other = load_policy("heuristic", "lost_ranks", seed=seed, keywords=keywords)
+    env.reset(seed=seed)
+    bot.reset(seed)
+    actions = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        policy = bot if agent.startswith("red") else other
+        action = policy.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1, (agent, action)
+        actions.append(action)
+        env.step(action)
+    return actions, bot
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_pimc_plays_legal_cards_through_whole_games(variant):
+    _, bot = play_game(variant, seed=VARIANTS.index(variant))
+    stats = bot.stats
+    assert stats["searched"] > 10 and stats["worlds_solved"] == 2 * stats["searched"]
+    assert 0 < stats["mean_seconds"] < 60
+
+
+def test_pimc_is_deterministic_given_its_seed():
+    one, _ = play_game("standard", seed=5)
+    two, _ = play_game("standard", seed=5)
+    assert one == two
+
+
+def test_the_army_is_read_from_the_observation():
+    env = feral_envs.make("lost_ranks").unwrapped
+    env.reset(seed=2)
+    for agent, seat in zip(env.possible_agents, range(4), strict=True):
+        assert army_of(env.observe(agent)["observation"]) == seat % 2
+
+
+def test_the_arguments_are_checked():
+    assert parse({}) == (8, None, 200_000)
+    assert parse({"worlds": "8"}) == (8, None, 200_000)
+    assert parse({"time": "0.5"}) == (None, 0.5, 200_000)
+    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000)
+    for bad, message in (
+        ({"worlds": "0"}, "worlds='0' must be an integer >= 1"),
+        ({"worlds": "2.5"}, "worlds='2.5' must be an integer >= 1"),
+        ({"time": "-1"}, "time='-1' must be a number of seconds > 0"),
+        ({"time": "nan"}, "time='nan'"),
+        ({"nodes": "x"}, "nodes='x'"),
+        ({"depth": "3"}, "no argument 'depth'; its arguments: worlds"),
+    ):
+        with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            parse(bad)
+    with pytest.raises(ValueError, match="key=value"):
+        load_policy("pimc:8", "lost_ranks", seed=0)
+    assert load_policy("pimc:worlds=3", "lost_ranks", seed=0).spec == "pimc:worlds=3"
+
+
+def test_a_time_budget_bounds_the_worlds():
+    bot = load_policy("pimc:time=0.001,worlds=50", "lost_ranks", seed=0)
+    env = feral_envs.make("lost_ranks").unwrapped
+    env.reset(seed=1, options={"start": "play"})
+    for _ in range(32):  # into the round's second half, where every world is searched
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+    seen = env.observe(env.agent_selection)
+    while seen["action_mask"].sum() < 2:
+        env.step(int(np.flatnonzero(seen["action_mask"])[-1]))
+        seen = env.observe(env.agent_selection)
+    bot.act(seen["observation"], seen["action_mask"])
+    assert bot.stats["searched"] == 1 and 1 <= bot.stats["worlds_solved"] < 50
+
+
+def test_the_docs_table_names_every_argument_and_default():
+    from pathlib import Path
+
+    from agents.search.lost_ranks import ARGUMENTS, DEFAULT_NODES, DEFAULT_WORLDS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "search.md").read_text()
+    section = text.split("## Lost Ranks", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert sorted(row.split("`")[1] for row in rows) == sorted(ARGUMENTS)
+    assert f"default {DEFAULT_WORLDS};" in section and f"default {DEFAULT_NODES})" in section

@@ -1,0 +1,317 @@
+"""Hidden Ranks worlds (``feral_envs.hidden_ranks.search``) and the ``minimax`` search bot
+(``agents.search.hidden_ranks``): what a world keeps and what it draws, in every phase; that
+a world depends on the seat's view only (two truths that look the same give the same world);
+the Flag prior; refusals; the bot's arguments, determinism and legal play over whole games;
+the same source as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import feral_envs
+from agents.registry import load_policy
+from agents.search.hidden_ranks import MinimaxBot, hidden_flag_plan, make_minimax
+from feral_envs.hidden_ranks import engine as E
+from feral_envs.hidden_ranks import rules, search
+from feral_envs.hidden_ranks.rules import BOMB, FLAG, MOVED_BIT, OWNER_BIT, PUBLIC_BIT, RANK_BITS
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "hidden_ranks"
+
+
+def play_to(env, steps: int, rng: np.random.Generator) -> None:
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            return
+        legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        env.step(int(legal[rng.integers(legal.size)]))
+
+
+def random_positions(mode: str, setup: str, n: int, seed: int, low: int = 0, high: int = 300):
+    rng = np.random.default_rng(seed)
+    for g in range(n):
+        env = feral_envs.make(GAME, mode=mode, setup=setup).unwrapped
+        env.reset(seed=seed * 100 + g)
+        play_to(env, int(rng.integers(low, high)), rng)
+        if not env.terminations[env.agent_selection]:
+            yield env
+
+
+def enemy_counts(board: np.ndarray, enemy: int) -> np.ndarray:
+    counts = np.zeros(rules.N_RANKS + 1, dtype=np.int64)
+    for code in board:
+        if code and code < rules.LAKE and (code & OWNER_BIT) == OWNER_BIT * enemy:
+            counts[code & RANK_BITS] += 1
+    return counts
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_a_world_keeps_the_public_and_redraws_the_enemy_army(mode):
+    army = np.zeros(rules.N_RANKS + 1, dtype=np.int64)
+    for rank, count in rules.ARMIES[mode].items():
+        army[rank] = count
+    checked = 0
+    for k, env in enumerate(random_positions(mode, "random", 12, seed=1, low=1)):
+        row = env.game.row
+        for seat in (0, 1):
+            enemy = 1 - seat
+            world = search.sample_world(row, env.config, seat, np.random.default_rng(k))
+            board, truth = world[E.BOARD : E.BOARD + 100], row[E.BOARD : E.BOARD + 100]
+            for square in range(100):
+                code, real = int(board[square]), int(truth[square])
+                if real == 0 or real >= rules.LAKE or (real & OWNER_BIT) != OWNER_BIT * enemy:
+                    assert code == real  # empty, lakes, the seat's own pieces
+                elif real & PUBLIC_BIT:
+                    assert code == real  # a public enemy rank
+                else:  # an unknown enemy piece: same square, owner, moved flag; a new rank
+                    assert code & ~RANK_BITS == real & ~RANK_BITS
+                    if code & MOVED_BIT:
+                        assert code & RANK_BITS < BOMB
+            removed = world[
+                E.REMOVED + rules.N_RANKS * enemy : E.REMOVED + rules.N_RANKS * (enemy + 1)
+            ]
+            np.testing.assert_array_equal(enemy_counts(board, enemy)[1:] + removed, army[1:])
+            same = np.ones(E.ROW_SIZE, dtype=bool)
+            same[: E.BOARD + 100] = False
+            same[E.LAST_STRIKE : E.LAST_STRIKE + 5] = False
+            np.testing.assert_array_equal(world[same], row[same])
+            assert (world[E.LAST_STRIKE : E.LAST_STRIKE + 5] == -1).all()
+            np.testing.assert_array_equal(world[E.MODE : E.BOARD], row[E.MODE : E.BOARD])
+            checked += 1
+    assert checked >= 10
+
+
+def test_two_truths_that_look_the_same_give_the_same_world():
+    # Gold's Marshal and Bomb swapped: silver, who has seen neither, gets the same worlds.
+    setup = {"gold": {"a1": "F", "b1": "B", "c1": "10", "d1": "9", "e1": "3", "f1": "2",
+                      "g1": "2", "h1": "S"},
+             "silver": {"a10": "F", "b10": "B", "c10": "10", "d10": "9", "e10": "3",
+                        "f10": "2", "g10": "2", "h10": "S"}}  # fmt: skip
+    swapped = {**setup, "gold": {**setup["gold"], "b1": "10", "c1": "B"}}
+    worlds = []
+    for options in (setup, swapped):
+        env = feral_envs.make(GAME, mode="quick", setup="random").unwrapped
+        env.reset(seed=3, options={"setup": options})
+        env.step(rules.move_action(3, rules.FORWARD, 1))  # gold: d1-d2 (a 9 moves)
+        worlds.append(env.sample_world("silver", np.random.default_rng(7)).state())
+        assert env.game.row[E.BOARD + 1] != env.game.row[E.BOARD + 2]  # the truths differ
+    np.testing.assert_array_equal(worlds[0], worlds[1])
+    # The moved piece on d2 is never a Bomb or the Flag in any world.
+    env.step(int(np.flatnonzero(env.observe("silver")["action_mask"])[0]))
+    for k in range(50):
+        world = search.sample_world(env.game.row, env.config, 1, np.random.default_rng(k))
+        assert world[E.BOARD + 13] & RANK_BITS < BOMB
+
+
+def test_the_flag_prior_puts_the_flag_on_weighted_rows():
+    env = feral_envs.make(GAME, mode="full", setup="random").unwrapped
+    env.reset(seed=4)
+    obs = env.observe("gold")["observation"]
+    back_row = np.zeros(10)
+    back_row[9] = 1.0
+    rows = set()
+    for k in range(40):
+        world = search.sample_from_observation(
+            obs, env.config, np.random.default_rng(k), flag_rows=back_row
+        )
+        board = world[E.BOARD : E.BOARD + 100]
+        flags = np.flatnonzero((board & RANK_BITS) == FLAG)
+        silver_flag = [s for s in flags if board[s] & OWNER_BIT]
+        assert len(silver_flag) == 1
+        rows.add(silver_flag[0] // 10)
+    assert rows == {9}  # gold's ego row 9 is row 10
+    uniform = {
+        int(np.flatnonzero((w[E.BOARD : E.BOARD + 100] & 0x1F) == FLAG | OWNER_BIT)[0]) // 10
+        for w in (
+            search.sample_from_observation(obs, env.config, np.random.default_rng(k))
+            for k in range(40)
+        )
+    }
+    assert len(uniform) > 1
+
+
+def test_setup_phase_worlds():
+    env = feral_envs.make(GAME, mode="quick", setup="choose").unwrapped
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    play_to(env, 3, rng)  # gold has placed three pieces
+    army = len(rules.SETUP_ORDER["quick"])
+    for seat in (0, 1):
+        world = search.sample_world(env.game.row, env.config, seat, np.random.default_rng(1))
+        assert world[E.PHASE] == E.PHASE_SETUP and world[E.TO_MOVE] == 0
+        # gold sees its three pieces; silver cannot tell how many gold placed: none in its world
+        assert world[E.SETUP_NEXT] == (3 if seat == 0 else 0)
+        assert world[E.SETUP_NEXT + 1] == 0
+    play_to(env, army - 3 + 2, rng)  # gold done, silver has placed two
+    world = search.sample_world(env.game.row, env.config, 1, np.random.default_rng(2))
+    assert world[E.TO_MOVE] == 1 and world[E.SETUP_NEXT + 1] == 2
+    assert world[E.SETUP_NEXT] == army  # gold's whole army, on a random setup
+    assert sorted(enemy_counts(world[E.BOARD : E.BOARD + 100], 0)[1:]) == sorted(
+        enemy_counts(env.game.row[E.BOARD : E.BOARD + 100], 0)[1:]
+    )
+    world = search.sample_world(env.game.row, env.config, 0, np.random.default_rng(2))
+    assert world[E.SETUP_NEXT] == army and world[E.SETUP_NEXT + 1] == 0
+
+
+def test_a_position_start_draws_from_the_pieces_not_accounted_for():
+    env = feral_envs.make(GAME, mode="quick").unwrapped
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "e4": "10"}, "silver": {"e7": "2", "j10": "F"}}},
+    )
+    for k in range(30):
+        world = search.sample_world(env.game.row, env.config, 0, np.random.default_rng(k))
+        board = world[E.BOARD : E.BOARD + 100]
+        assert board[64] & OWNER_BIT and board[99] & OWNER_BIT
+        assert enemy_counts(board, 1).sum() == 2
+        assert world[E.BOARD + 0] == env.game.row[E.BOARD + 0]
+
+
+def test_sample_from_observation_refuses_what_no_game_shows():
+    env = feral_envs.make(GAME, mode="quick", setup="random").unwrapped
+    env.reset(seed=1)
+    obs = env.observe("gold")["observation"]
+    config = env.config
+    with pytest.raises(ValueError, match="7100 entries"):
+        search.sample_from_observation(obs[:5], config, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="flag_rows"):
+        search.sample_from_observation(obs, config, np.random.default_rng(0), flag_rows=[1, 2])
+    with pytest.raises(ValueError, match="seat"):
+        search.sample_from_observation(obs, config, np.random.default_rng(0), seat=2)
+    full = rules.make_config(mode="full", setup="random")
+    flat = obs.reshape(100, -1).copy()
+    flat[:, E.P_ENEMY_UNKNOWN] = 0
+    flat[60:100, E.P_ENEMY_RANK + rules.MARSHAL - 1] = 1  # forty enemy Marshals
+    flat[[42, 43, 46, 47, 52, 53, 56, 57], E.P_ENEMY_RANK + rules.MARSHAL - 1] = 0
+    with pytest.raises(ValueError, match="no army"):
+        search.sample_from_observation(flat, full, np.random.default_rng(0))
+
+
+# --- the bot ------------------------------------------------------------------------------
+
+
+def test_minimax_arguments():
+    keywords = {"mode": "quick"}
+    bot = make_minimax({"worlds": "3", "depth": "1"}, 0, keywords)
+    assert (bot.worlds, bot.depth, bot.time_limit, bot.spec) == (
+        3,
+        1,
+        None,
+        "minimax:worlds=3,depth=1",
+    )
+    assert make_minimax({"time": "0.25"}, 0, keywords).time_limit == 0.25
+    assert (make_minimax({}, 0, keywords).depth, make_minimax({}, 0, {}).depth) == (4, 3)
+    for arguments, message in [
+        ({"worlds": "0"}, "worlds='0'"),
+        ({"worlds": "many"}, "worlds='many'"),
+        ({"depth": "5"}, "depth='5'.*1 to 4"),
+        ({"time": "-1"}, "time='-1'"),
+        ({"time": "soon"}, "time='soon'"),
+        ({"speed": "1"}, "no argument 'speed'.*worlds, depth, time"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_minimax(arguments, 0, keywords)
+    policy = load_policy("minimax:worlds=2", GAME, 0, keywords)
+    assert isinstance(policy, MinimaxBot) and policy.worlds == 2
+    with pytest.raises(ValueError, match="key=value"):
+        load_policy("minimax:worlds", GAME, 0, keywords)
+
+
+def play_game(
+    mode: str, setup: str, spec: str, seed: int, max_moves: int
+) -> tuple[list, MinimaxBot]:
+    keywords = {"mode": mode, "setup": setup, "max_moves": max_moves}
+    env = feral_envs.make(GAME, **keywords)
+    env.reset(seed=seed)
+    bot = load_policy(spec, GAME, seed, keywords)
+    other = load_policy("heuristic", GAME, seed, keywords)
+    bot.reset(seed)
+    other.reset(seed)
+    players = {"gold": bot, "silver": other} if seed % 2 == 0 else {"gold": other, "silver": bot}
+    actions = []
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = players[agent].act(observation["observation"], observation["action_mask"])
+        assert observation["action_mask"][action] == 1
+        actions.append(action)
+        env.step(action)
+    return actions, bot
+
+
+@pytest.mark.parametrize(
+    ("mode", "setup", "max_moves"), [("quick", "choose", 2000), ("full", "random", 120)]
+)
+def test_minimax_plays_legal_whole_games_and_repeats_itself(mode, setup, max_moves):
+    spec = "minimax:worlds=4,depth=2"
+    for seed in (0, 1):
+        first, bot = play_game(mode, setup, spec, seed, max_moves)
+        again, _ = play_game(mode, setup, spec, seed, max_moves)
+        assert first == again  # deterministic given the seed
+        assert bot.decisions > 0 and bot.mean_decision_seconds > 0
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_the_hidden_flag_plan_is_a_setup_with_the_flag_off_the_back_row(mode):
+    army = rules.ARMIES[mode]
+    for seed in range(20):
+        plan = hidden_flag_plan(np.random.default_rng(seed), army)
+        squares = [square for squares in plan.values() for square in squares]
+        assert len(set(squares)) == len(squares) == sum(army.values())
+        assert all(0 <= square < rules.N_HOME for square in squares)
+        assert {rank: len(plan[rank]) for rank in plan} == army
+        assert 10 <= plan[FLAG][0] < 30
+
+
+def test_minimax_with_a_time_budget_searches_what_fits():
+    keywords = {"mode": "quick", "setup": "random"}
+    env = feral_envs.make(GAME, **keywords)
+    env.reset(seed=1)
+    bot = make_minimax({"time": "0.05", "depth": "1"}, 0, keywords)
+    observation = env.observe("gold")
+    action = bot.act(observation["observation"], observation["action_mask"])
+    assert observation["action_mask"][action] == 1
+    assert 1 <= bot.worlds_searched <= 1024 and bot.decisions == 1
+
+
+@pytest.mark.slow
+def test_minimax_plays_a_whole_full_game():
+    play_game("full", "choose", "minimax:worlds=2,depth=2", 3, 2000)
+
+
+PLAIN_PYTHON = """
+import numpy as np
+from numba.core.registry import CPUDispatcher
+import feral_envs
+from feral_envs.hidden_ranks import search
+from agents.search import hidden_ranks as S
+
+assert not isinstance(search.world_from_observation, CPUDispatcher), "JIT is on"
+env = feral_envs.make("hidden_ranks", mode="quick", setup="random").unwrapped
+env.reset(seed=2)
+for step in range(6):
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    world = env.sample_world(agent, np.random.default_rng(step))
+    bot = S.make_minimax({"worlds": "1", "depth": "2"}, 0, {"mode": "quick", "setup": "random"})
+    env.step(bot.act(obs["observation"], obs["action_mask"]))
+print("plain python search: ok")
+"""
+
+
+def test_the_search_runs_as_plain_python():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", PLAIN_PYTHON], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "plain python search: ok" in done.stdout

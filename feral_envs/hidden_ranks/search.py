@@ -26,8 +26,10 @@ moves beyond "it moved". A position start (``reset(options={"position": ...})``)
 fewer pieces than the army: the unknown pieces then get a uniform subset of the pieces not
 accounted for (and the Flag prior is not used).
 
-What is not in the observation and so not kept: ``last_strike`` (the last strike's record,
-which no rule reads) is all -1 in a world. During the **setup phase** the enemy's pieces are
+What is not in the observation: ``last_strike`` (the last strike's record: square, seats,
+both ranks, result), which no rule reads. Both players saw that strike, so the env's
+:func:`sample_world` copies it from the row (the table as text shows it); a world built from
+an observation alone has it all -1. During the **setup phase** the enemy's pieces are
 hidden entirely, and so is how many it has placed: when the enemy is to place, a world has it
 place its whole army from the start; when the seat is to place and the enemy is gold (which
 places first), gold's army stands on a uniform random setup (the engine's, never walled in);
@@ -321,10 +323,12 @@ def sample_world(
 ) -> np.ndarray:
     """The env's sampler: :func:`sample_from_observation` of ``seat``'s observation of
     ``row`` (exact, float64), with the row's seat to act, uniform (no Flag prior). Whether
-    the game is over, and who won, are public and kept."""
+    the game is over, who won, and the last strike (both players saw it) are public and kept."""
     obs = np.zeros(E.OBS_SIZE, dtype=np.float64)
     E.observe(row, seat, obs)
     world = sample_from_observation(obs, config, rng, seat=seat, to_move=int(row[E.TO_MOVE]))
     for index in (E.TERMINATED, E.WINNER, E.END):
         world[index] = row[index]
+    strike = E.STATE.last_strike.slice
+    world[strike] = row[strike]
     return world

@@ -23,6 +23,7 @@ CORE = engine_core(
     render_ansi=render_ansi,
     render_rgb=render_rgb,
     reset_options=rules.RESET_OPTIONS,
+    search="feral_envs.lost_heir.search",
     keyword_choices={
         "reward": ("win", "points"),
         "take_a_lead": rules.TAKE_A_LEAD_CHOICES,

@@ -686,24 +686,21 @@ def _observe_pass(row, seat, out):
 
 @njit(cache=True)
 def _observe_cards(row, seat, out):
-    """Card by card: my hand, who played it, which pile it is in; the Jacks and voids. The
-    cards played this round are ``plays[:4 * tricks_done + n_in_trick]`` and those in a pile
-    the finished tricks' ``plays[:4 * tricks_done]``: only those are visited."""
+    """Card by card: my hand, who played it, which pile it is in; the Jacks and voids. Read
+    from each card's holder, player and pile alone (not from the order of the plays, which
+    the seat does not see and a sampled world does not keep)."""
     army = TEAM_OF_SEAT[seat]
     for card in range(N_CARDS):
         out[_O_HAND + card] = row[_HOLDER + card] == seat
-    piled = row[_TRICKS_DONE] * N_SEATS
-    for k in range(piled + row[_N_IN_TRICK]):
-        card = row[_PLAYS + k]
-        out[_O_PLAYED + _relative(row[_PLAYED_BY + card], seat) * N_CARDS + card] = 1
-    for k in range(piled):
-        card = row[_PLAYS + k]
+        player = row[_PLAYED_BY + card]
+        if player != NO_SEAT:
+            out[_O_PLAYED + _relative(player, seat) * N_CARDS + card] = 1
         pile = row[_PILE + card]
         if pile == VOID_PILE:
             out[_O_VOID_PILE + card] = 1
         elif pile == army:
             out[_O_CAPTURED_MINE + card] = 1
-        else:
+        elif pile != NO_PILE:
             out[_O_CAPTURED_THEIRS + card] = 1
     for jack in range(4):
         player = row[_PLAYED_BY + JACKS[jack]]

@@ -495,6 +495,13 @@ class Arena:
     def run(self, progress: bool = True, n_bootstrap: int = 1000) -> dict[str, Any]:
         """Play the games not yet recorded, then rate (see :func:`run_arena`)."""
         todo = [key for key in self.plan if key not in self.recorded]
+        done = len(self.plan) - len(todo)
+        if done:  # said with or without the progress bar
+            print(
+                f"arena: resuming: {done} of {len(self.plan)} games already recorded in "
+                f"{self.path}; playing the other {len(todo)}",
+                file=sys.stderr,
+            )
         bar = _progress_bar(len(self.plan), len(self.plan) - len(todo), self.game, progress)
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -533,11 +540,12 @@ class Arena:
             anchor=self.anchor,
             games_per_pair=self.games,
             seed=self.seed,
+            n_bootstrap=n_bootstrap,
             records=records,
             files={},
         )
         extra = len(self.recorded) - len(self.plan)
-        if extra and progress:
+        if extra:
             print(
                 f"arena: {extra} recorded games are not in this schedule (other agents or "
                 f"more games) and are left out of the ratings",
@@ -714,7 +722,7 @@ def leaderboard_table(report: dict[str, Any]) -> str:
         f"seed {report['seed']}",
         "",
         f"Options: {', '.join(f'{k}={v!r}' for k, v in report['options'].items())}. "
-        f"Elo anchored at {anchor} = 0; 95% bootstrap intervals.",
+        f"Elo anchored at {anchor} = 0; {_intervals_note(report.get('n_bootstrap', 1000))}.",
         "",
         "| rank | agent | Elo | 95% CI | games | score % | draw % |",
         "| ---: | --- | ---: | --- | ---: | ---: | ---: |",
@@ -736,6 +744,12 @@ def leaderboard_table(report: dict[str, Any]) -> str:
         cells = ["" if math.isnan(x) else f"{100 * x:.1f}" for x in row]
         lines.append(f"| {agent} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _intervals_note(n_bootstrap: int) -> str:
+    if n_bootstrap == 0:
+        return "no intervals (--bootstrap 0: no bootstrap replicates)"
+    return f"95% bootstrap intervals ({n_bootstrap} replicates)"
 
 
 def _interval(row: dict[str, Any]) -> str:

@@ -106,3 +106,8 @@ def trick_winner(trick: Sequence[int], led_suit: int, trump: int, deck: Deck) ->
         if key > best_key:
             best_pos, best_key = pos, key
     return best_pos
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``"1 card"``, ``"3 cards"``, ``"0 tricks"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

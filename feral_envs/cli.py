@@ -1,6 +1,6 @@
 """Game keywords on a command line, derived from the games' cores (one source of truth).
 
-The arena, ``feral_envs.play`` and ``feral_envs.recording`` take any game's keywords as
+The arena, ``play.terminal`` and ``play.recording`` take any game's keywords as
 options (``--variant``, ``--mode``, ``--target-score``, ...). The names, their types and their
 allowed values come from each ``CORE.keyword_defaults`` and ``CORE.keyword_choices``; each
 game's ``make_config`` still validates the values it is given.

@@ -3,7 +3,7 @@
 The ``rgb_array`` render mode of every game draws with this module: plain numpy, no
 imaging library, so ``render_mode="rgb_array"`` needs nothing beyond the env's own
 dependencies and gives the same pixels everywhere. Saving pictures as PNG or GIF files is
-:mod:`feral_envs.recording`'s job (that needs Pillow).
+:mod:`play.recording`'s job (that needs Pillow).
 
 The font is this project's own 5 x 7 design (9 rows with descenders) for printable ASCII,
 the middle dot and the four card suits. Text is drawn at an integer ``scale``: a character

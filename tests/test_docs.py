@@ -38,3 +38,40 @@ def test_hand_written_observation_shapes_match_the_code():
             given = re.findall(r"Box\(-inf, inf, (\([\d, ]+\))", text)
             assert given, f"{path.name} names no observation Box"
             assert set(given) == {str(tuple(shape))}, (path.name, given, shape)
+
+
+def _extras() -> dict[str, list[str]]:
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return project["optional-dependencies"]
+
+
+def test_every_extra_the_docs_name_exists():
+    # `pip install "feral-envs[render]"` and `pip install -e ".[train,web]"` in the docs, the
+    # notebooks and the error messages of the code must name extras that pyproject defines.
+    extras = _extras()
+    paths = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "notebooks").glob("*")]
+    paths += [*(ROOT / "play").rglob("*.py"), *(ROOT / "feral_envs").rglob("*.py")]
+    named = {}
+    for path in paths:
+        if path.is_file():
+            text = path.read_text()
+            for group in re.findall(r"(?:feral-envs|\.)\[([a-z_, ]+)\]", text):
+                for extra in group.split(","):
+                    named.setdefault(extra.strip(), set()).add(path.name)
+    assert {"render", "web", "notebooks", "train"} <= set(named), named
+    unknown = {extra: sorted(where) for extra, where in named.items() if extra not in extras}
+    assert not unknown, f"extras named but not in pyproject.toml: {unknown}"
+
+
+def test_the_extras_hold_what_the_docs_promise():
+    extras = _extras()
+    names = {k: {re.split(r"[<>=;\[ ]", r)[0].lower() for r in v} for k, v in extras.items()}
+    assert "pillow" in names["render"]
+    assert {"starlette", "uvicorn"} <= names["web"]
+    assert "jupyterlab" in names["notebooks"]
+    play = (ROOT / "docs" / "play.md").read_text()
+    assert '".[train,notebooks]"' in play and "jupyter lab notebooks/" in play
+    assert "README section" not in play

@@ -128,10 +128,11 @@ def action_to_string(state: State, action: int) -> str:
 
 
 def string_to_action(state: State, text: str) -> int | None:
-    """The action named by ``text`` (case-insensitive) for the seat to act, or None."""
+    """The action named by ``text`` (case-insensitive; a move's squares joined by ``-`` or
+    spaces: ``e2-e4``, ``e2 e4``) for the seat to act, or None."""
     seat = state.to_move
-    parts = text.strip().lower().split("-")
-    squares = [SQUARE_OF_NAME.get(part.strip()) for part in parts]
+    parts = text.strip().lower().replace("-", " ").split()
+    squares = [SQUARE_OF_NAME.get(part) for part in parts]
     if None in squares:
         return None
     if len(squares) == 1:

@@ -11,6 +11,7 @@ last move is framed in its colour (thin: from, thick: to), the last strike in re
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -94,18 +95,98 @@ def _empty_board(flipped: bool) -> np.ndarray:
     return canvas.pixels
 
 
-def _draw_piece(canvas: Canvas, x: int, y: int, code: int, seat: int | None, setup: bool) -> None:
+@dataclass(frozen=True)
+class SeenPiece:
+    """A piece as one viewer sees it: its owner's seat, its rank name (``"?"`` when the
+    viewer does not know it), whether its rank is known to both players, whether it moved."""
+
+    owner: int
+    rank: str
+    public: bool
+    moved: bool
+
+
+def seen_piece(code: int, seat: int | None, setup: bool) -> SeenPiece | None:
+    """What ``seat`` (None: the referee) sees of the piece with ``code``: None for an empty
+    square, a lake, or an enemy piece during the setup phase."""
+    if code == EMPTY or code == LAKE:
+        return None
     owner = SILVER if code & OWNER_BIT else 0
     hidden = seat is not None and owner != seat
     if hidden and setup:
-        return  # neither player sees the other's setup
+        return None  # neither player sees the other's setup
     public = bool(code & PUBLIC_BIT)
-    canvas.box(x + 4, y + 4, SQUARE - 8, SQUARE - 8, PIECE[owner], EDGE[owner], 2)
     rank = "?" if hidden and not public else RANK_NAMES[code & RANK_BITS]
-    canvas.text(x + SQUARE // 2, y + SQUARE // 2 - 8, rank, drawing.INK, 2, "center")
-    if public:
+    return SeenPiece(owner, rank, public, bool(code & MOVED_BIT))
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What the picture shows, seen by one side (or the referee), as data: the pieces by
+    square name, each side's last move, the last strike, the pieces removed by strikes and
+    the lines beside the board."""
+
+    title: str
+    viewer: str
+    bottom: int
+    """The seat whose home rows are at the bottom."""
+    pieces: dict[str, SeenPiece]
+    last_moves: list[tuple[str, str] | None]
+    """Per seat, its last move's from and to squares (None before its first, and while the
+    setup phase lasts)."""
+    last_strike: str | None
+    """The square of the last strike."""
+    removed: list[str]
+    """Per seat, its pieces removed by strikes (``"9 S 2×2"``, ``"-"``)."""
+    panel: list[str]
+    lakes: list[str] = field(default_factory=lambda: [SQUARE_NAMES[s] for s in LAKE_SQUARES])
+
+
+def board_view(state: State, seat: int | None) -> BoardView:
+    """The board as ``seat`` (None: the referee) sees it; the picture draws the same."""
+    setup = state.phase == Phase.SETUP
+    pieces = {}
+    for square, code in enumerate(state.board.tolist()):
+        piece = seen_piece(code, seat, setup)
+        if piece is not None:
+            pieces[SQUARE_NAMES[square]] = piece
+    last_moves: list[tuple[str, str] | None] = [None, None]
+    if not setup:
+        for who in (0, 1):
+            origin, target = int(state.last_from[who]), int(state.last_to[who])
+            if origin >= 0:
+                last_moves[who] = (SQUARE_NAMES[origin], SQUARE_NAMES[target])
+    strike = int(state.last_strike[0])
+    return BoardView(
+        title=_title(state),
+        viewer="referee" if seat is None else AGENTS[seat],
+        bottom=SILVER if seat == SILVER else 0,
+        pieces=pieces,
+        last_moves=last_moves,
+        last_strike=SQUARE_NAMES[strike] if strike >= 0 and not setup else None,
+        removed=[_removed(state, who) for who in (0, 1)],
+        panel=[text for text, _, _ in _panel(state, seat) if text and not text.startswith(LEGEND)],
+    )
+
+
+def _title(state: State) -> str:
+    setup = state.phase == Phase.SETUP
+    return (
+        f"Hidden Ranks ({state.config.mode}) · {'setup' if setup else 'play'} · "
+        f"move {state.moves}/{state.config.max_moves}"
+    )
+
+
+def _draw_piece(canvas: Canvas, x: int, y: int, code: int, seat: int | None, setup: bool) -> None:
+    piece = seen_piece(code, seat, setup)
+    if piece is None:
+        return
+    owner = piece.owner
+    canvas.box(x + 4, y + 4, SQUARE - 8, SQUARE - 8, PIECE[owner], EDGE[owner], 2)
+    canvas.text(x + SQUARE // 2, y + SQUARE // 2 - 8, piece.rank, drawing.INK, 2, "center")
+    if piece.public:
         canvas.text(x + SQUARE - 8, y + 7, "*", drawing.RED, 1, "right")
-    if code & MOVED_BIT:
+    if piece.moved:
         canvas.text(x + 8, y + 7, "+", drawing.INK, 1)
 
 
@@ -158,18 +239,10 @@ def render_rgb(state: State, seat: int | None) -> np.ndarray:
     canvas = Canvas.copy_of(_empty_board(seat == SILVER))
     setup = state.phase == Phase.SETUP
     view = "referee" if seat is None else AGENTS[seat]
-    canvas.text(
-        10,
-        8,
-        f"Hidden Ranks ({state.config.mode}) · {'setup' if setup else 'play'} · "
-        f"move {state.moves}/{state.config.max_moves}",
-        drawing.INK,
-        2,
-    )
+    canvas.text(10, 8, _title(state), drawing.INK, 2)
     canvas.text(10, 32, f"view: {view}", drawing.GREY, 2)
     for square, code in enumerate(state.board.tolist()):
-        if code != EMPTY and code != LAKE:
-            _draw_piece(canvas, *_screen(square, seat), code, seat, setup)
+        _draw_piece(canvas, *_screen(square, seat), code, seat, setup)
     if not setup:
         for who in (0, 1):
             origin, target = int(state.last_from[who]), int(state.last_to[who])

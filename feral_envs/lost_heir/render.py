@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from feral_envs.cards import NO_SUIT
+from feral_envs.cards import NO_SUIT, count
 from feral_envs.lost_heir.encoding import (
     ACTION_NAMES,
     AGENTS,
@@ -97,7 +97,7 @@ def render_ansi(state: State, seat: int | None) -> str:
         if s == state.to_act and state.phase != Phase.OVER:
             marks += "  <- to act"
         shown = seat is None or seat == s
-        hand = _cards(state, s) if shown else f"{int(state.hands[s].sum())} cards"
+        hand = _cards(state, s) if shown else count(int(state.hands[s].sum()), "card")
         lines.append(
             f"{AGENTS[s]:<{width}}  {TEAMS[s % 2]:<11}  {in_trick.get(s, ''):<5}  {hand}{marks}"
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from feral_envs import drawing
-from feral_envs.cards import NO_SUIT, NO_WINNER
+from feral_envs.cards import NO_SUIT, NO_WINNER, count
 from feral_envs.drawing import Card, CardTable, TableSeat
 from feral_envs.lost_ranks.rules import (
     AGENTS,
@@ -59,7 +59,7 @@ def _names(mask: np.ndarray) -> str:
 
 def _notes(state: State, seat: int, shown: bool) -> list[str]:
     won = sum(1 for w in state.trick_results[: state.tricks_done] if w == seat)
-    notes = [f"{ARMY_NAMES[TEAM_OF_SEAT[seat]]} army · {won} tricks won"]
+    notes = [f"{ARMY_NAMES[TEAM_OF_SEAT[seat]]} army · {count(won, 'trick')} won"]
     record = state.pass_record[seat]
     if shown and record.any():
         notes.append(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from feral_envs.cards import NO_SUIT
+from feral_envs.cards import NO_SUIT, count
 from feral_envs.lost_ranks.rules import (
     AGENTS,
     ARMY_NAMES,
@@ -61,7 +61,7 @@ def render_ansi(state: State, seat: int | None) -> str:
     for s in range(N_SEATS):
         shown = seat is None or seat == s
         held = int(state.hands[s].sum())
-        hand = _hand_by_suit(state.hands[s]) if shown else f"{held} cards"
+        hand = _hand_by_suit(state.hands[s]) if shown else count(held, "card")
         marker = ">" if state.phase != Phase.GAME_OVER and state.to_act == s else " "
         army = ARMY_NAMES[TEAM_OF_SEAT[s]]
         lines.append(f"{marker} {AGENTS[s]:<8} ({army:<5}) {hand}")

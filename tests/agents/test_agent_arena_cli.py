@@ -176,6 +176,7 @@ def test_a_killed_run_resumes_to_the_same_games(toys, monkeypatch, tmp_path):
     assert 20 <= kept < 300
     done = run(*arguments, "--resume")
     assert done.returncode == 0, done.stderr
+    assert "of 300 games already recorded" in done.stderr  # said without the progress bar
     lines = record.read_text().splitlines()
     assert len(lines) == 300
     # The same games as one uninterrupted run ("slow" is random that sleeps).
@@ -202,3 +203,22 @@ def test_real_game_from_the_command_line(game, tmp_path):
     done = run(game, *common, foreign, 5, toy=False)
     assert done.returncode == 2 and f"{game} does not take" in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_bootstrap_0_says_there_are_no_intervals(tmp_path):
+    arguments = ["toy_duel", "--agents", "random", "heuristic", "--games", 2, "--no-progress"]
+    done = run(*arguments, "--out", tmp_path, "--bootstrap", 0)
+    assert done.returncode == 0, done.stderr
+    assert "no intervals (--bootstrap 0" in done.stdout and "95% bootstrap" not in done.stdout
+    assert "no intervals" in (tmp_path / "leaderboard.md").read_text()
+    done = run(*arguments, "--out", tmp_path / "b", "--bootstrap", 30)
+    assert "95% bootstrap intervals (30 replicates)" in done.stdout
+
+
+def test_resume_notes_are_said_without_the_progress_bar(tmp_path):
+    arguments = ["toy_duel", "--agents", "random", "heuristic", "--out", tmp_path, "--no-progress"]
+    assert run(*arguments, "--games", 4, "--bootstrap", 0).returncode == 0
+    done = run(*arguments, "--games", 2, "--bootstrap", 0, "--resume")
+    assert done.returncode == 0, done.stderr
+    assert "arena: resuming: 2 of 2 games already recorded" in done.stderr
+    assert "2 recorded games are not in this schedule" in done.stderr

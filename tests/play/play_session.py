@@ -1,4 +1,4 @@
-"""A terminal session of ``python -m feral_envs.play`` in a real subprocess, driven through its
+"""A terminal session of ``python -m play.terminal`` in a real subprocess, driven through its
 stdin and stdout pipes (for tests/play)."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ TIMEOUT = 60
 
 
 class Session:
-    """``python -m feral_envs.play ARGS``; :meth:`until` reads up to a marker, :meth:`send`
+    """``python -m play.terminal ARGS``; :meth:`until` reads up to a marker, :meth:`send`
     types a line."""
 
     def __init__(self, *args: str) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "feral_envs.play", *args],
+            [sys.executable, "-m", "play.terminal", *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""``python -m feral_envs.play``: whole games, help, wrong entries, quitting and hidden moves,
+"""``python -m play.terminal``: whole games, help, wrong entries, quitting and hidden moves,
 through a real subprocess with piped stdin."""
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def test_bad_arguments_exit_2_with_one_line(args, message):
     session = Session(*args)
     code, out, stderr = session.finish()
     assert code == 2
-    assert stderr.startswith("python -m feral_envs.play: error: ")
+    assert stderr.startswith("python -m play.terminal: error: ")
     assert message in stderr
     assert out == ""
 

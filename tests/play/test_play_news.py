@@ -1,4 +1,4 @@
-"""What the terminal game says after a decision besides its name (``feral_envs.play.news``):
+"""What the terminal game says after a decision besides its name (``play.terminal.news``):
 trick winners, scored and thrown-in hands, strikes. Checked against the rules' own state."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import feral_envs
-from feral_envs.play import hidden_action, news, snapshot
+from play.terminal import hidden_action, news, snapshot
 
 
 def _step(env, action: int) -> list[str]:

@@ -1,4 +1,4 @@
-"""``feral_envs.recording``: frames from live play and from arena records, frame selection,
+"""``play.recording``: frames from live play and from arena records, frame selection,
 GIF and PNG files read back pixel for pixel, the command line."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from PIL import Image, ImageSequence
 import feral_envs
 from agents.arena import run_arena
 from agents.registry import load_policy
-from feral_envs import recording
 from feral_envs.hidden_ranks import picture as hidden_ranks_picture
+from play import recording
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = {"mode": "quick", "setup": "random", "max_moves": 40}
@@ -166,7 +166,7 @@ def test_missing_pillow_names_the_extra(monkeypatch, tmp_path):
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "feral_envs.recording", *args],
+        [sys.executable, "-m", "play.recording", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -212,7 +212,7 @@ def test_command_line_replays_a_record_and_plays_a_game(arena_record, tmp_path):
 def test_command_line_errors(arena_record, tmp_path, args, message):
     done = _cli(str(arena_record), "--out", str(tmp_path / "x.gif"), *args)
     assert done.returncode == 2
-    assert done.stderr.startswith("python -m feral_envs.recording: error: ")
+    assert done.stderr.startswith("python -m play.recording: error: ")
     assert message in done.stderr
 
 

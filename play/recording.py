@@ -1,7 +1,7 @@
 """Pictures of whole games: animated GIFs or numbered PNGs, from live play or arena records.
 
-    python -m feral_envs.recording RECORD.jsonl [--game-index 0] --out game.gif
-    python -m feral_envs.recording --game hidden_ranks --policies heuristic random \\
+    python -m play.recording RECORD.jsonl [--game-index 0] --out game.gif
+    python -m play.recording --game hidden_ranks --policies heuristic random \\
         --mode quick --seed 3 --out game.gif
 
 The frames are the games' ``rgb_array`` pictures (:mod:`feral_envs.drawing`): one after the
@@ -328,7 +328,7 @@ def _live_policies(game: str, specs: Sequence[str], keywords: dict[str, Any], ra
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m feral_envs.recording",
+        prog="python -m play.recording",
         description="Save a game's pictures as an animated GIF or numbered PNGs: an arena "
         "record replayed, or a game played now by policies.",
     )

@@ -1,8 +1,8 @@
 """Play a game in the terminal against the bots.
 
-    python -m feral_envs.play lost_heir [--seat south] [--opponents heuristic]
+    python -m play.terminal lost_heir [--seat south] [--opponents heuristic]
         [--partner random] [--seed 7] [--target-score 20 ...]
-    python -m feral_envs.play hidden_ranks --mode quick
+    python -m play.terminal hidden_ranks --mode quick
 
 You take one seat (``--seat``, default the first: ``north``, ``red_0`` or ``gold``); every
 other seat is a bot given by a policy spec (``agents.registry``): ``--opponents`` for the
@@ -13,11 +13,11 @@ are options (``--variant``, ``--mode``, ``--setup``, ``--target-score``, ...).
 Before each of your decisions the terminal shows what your seat may see (the env's text
 view from your seat); after each bot decision, what it did, in action names, except what the
 rules hide from you (a setup, the cards passed). You type an action name: ``bid 6``,
-``H3``, ``take a lead``, ``TH``, ``b2-b5``, ``a1`` (a setup square). ``help`` lists the legal
-ones, ``show`` shows the table again, ``quit`` (or end of input) leaves. A wrong entry says
-why and asks again. In a Hidden Ranks setup, ``random`` places the rest of your army at
-random and ``bot`` lets the heuristic bot place it. The exit status is 0 when the game ends or
-you leave, 2 for bad arguments.
+``H3``, ``take a lead``, ``TH``, ``b2-b5`` (or ``b2 b5``), ``a1`` (a setup square).
+``help`` lists the legal ones, ``show`` shows the table again, ``quit`` (or end of input)
+leaves. A wrong entry says why and asks again. In a Hidden Ranks setup, ``random`` places
+the rest of your army at random and ``bot`` lets the heuristic bot place it. The exit status
+is 0 when the game ends or you leave, 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import numpy as np
 
 import feral_envs
 from feral_envs.cli import add_game_keywords, game_keywords
+from play.actions import read_action
 
 COMMANDS = "help (legal actions), show (the table again), quit"
 SETUP_SHORTCUTS = ("random", "bot")
@@ -312,25 +313,26 @@ class Table:
             self.say(hint)
         while True:
             entry = self.ask()
-            if entry in ("help", "?"):
+            command = entry.lower()
+            if command in ("help", "?"):
                 self.say("legal: " + ", ".join(self.raw.legal_action_names()))
                 if in_setup(self.raw):
                     self.say(
                         "or: random (the rest of your army at random), bot (the bot places it)"
                     )
                 continue
-            if entry == "show":
+            if command == "show":
                 self.say(self.env.render())
                 continue
-            if entry in SETUP_SHORTCUTS and in_setup(self.raw):
+            if command in SETUP_SHORTCUTS and in_setup(self.raw):
                 try:
-                    self.place_army(entry)
+                    self.place_army(command)
                 except ValueError as error:
                     self.say(f"not accepted: {error}")
                     continue
                 return None
             try:
-                action = self.raw.string_to_action(entry)
+                action = read_action(self.raw, entry)
             except ValueError as error:
                 self.say(f"not accepted: {error}")
                 continue
@@ -338,7 +340,8 @@ class Table:
             return action
 
     def ask(self) -> str:
-        """The next non-empty entry, lower-cased; ``Quit`` on ``quit``/``exit`` or end of input."""
+        """The next non-empty entry, spacing normalized and case kept (action names are
+        case-insensitive); ``Quit`` on ``quit``/``exit`` or end of input."""
         while True:
             try:
                 line = self.read(f"{self.human}> ")
@@ -347,8 +350,8 @@ class Table:
                 raise Quit from None
             if self.echo:
                 self.say(line)
-            entry = " ".join(line.split()).lower()
-            if entry in ("quit", "exit", "q"):
+            entry = " ".join(line.split())
+            if entry.lower() in ("quit", "exit", "q"):
                 raise Quit
             if entry:
                 return entry
@@ -397,7 +400,7 @@ def _is_terminal(stream: Any) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m feral_envs.play",
+        prog="python -m play.terminal",
         description="Play a game in the terminal against bots (docs/play.md).",
     )
     parser.add_argument("game", help=f"one of: {', '.join(feral_envs.GAMES)}")

@@ -539,13 +539,13 @@ def _show_void(row, seat, card):
 
 
 @njit(cache=True)
-def _trick_winner(row):
-    """Position of the winning card of the full trick, or NO_WINNER for a void trick: the
-    highest trump, else the highest card of the led suit; Jacks and the Spy never win."""
-    trump, led = _trump_suit(row), row[_LED_SUIT]
+def trick_best(trick, n, led, trump):
+    """Position of the winning card among ``trick[:n]``, or NO_WINNER if none can win (a
+    void trick): the highest trump, else the highest card of the led suit; Jacks and the
+    Spy never win. The one compiled statement of the rule (the solver reads it too)."""
     best_pos, best_key = NO_WINNER, -1
-    for pos in range(N_SEATS):
-        card = row[_TRICK + pos]
+    for pos in range(n):
+        card = trick[pos]
         power = POWER_OF[card]
         if power == CANNOT_WIN:
             continue
@@ -559,6 +559,13 @@ def _trick_winner(row):
         if key > best_key:
             best_pos, best_key = pos, key
     return best_pos
+
+
+@njit(cache=True)
+def _trick_winner(row):
+    """Position of the winning card of the full trick in the row, or NO_WINNER for a void
+    trick."""
+    return trick_best(row[_TRICK : _TRICK + N_SEATS], N_SEATS, row[_LED_SUIT], _trump_suit(row))
 
 
 @njit(cache=True)

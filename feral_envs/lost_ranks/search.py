@@ -479,27 +479,6 @@ def _count(mask):
 
 
 @njit(cache=True)
-def _trick_best(trick, n, led, trump):
-    """Position of the winning card among ``trick[:n]`` (NO_WINNER: none can win yet)."""
-    best_pos, best_key = NO_WINNER, -1
-    for pos in range(n):
-        card = trick[pos]
-        power = POWER_OF[card]
-        if power == CANNOT_WIN:
-            continue
-        suit = SUIT_OF[card]
-        if suit == trump:
-            key = 1000 + power
-        elif suit == led:
-            key = power
-        else:
-            continue
-        if key > best_key:
-            best_pos, best_key = pos, key
-    return best_pos
-
-
-@njit(cache=True)
 def _trick_points(trick, leader, winner, ctx):
     """Red-minus-black points of a full trick won by seat ``winner``."""
     army = winner % 2
@@ -598,7 +577,7 @@ def _order(hands, trick, n, leader, led, seat, ctx, moves, score, k, first):
     front): in a trick my side wins, dump the scoring cards and low cards; where the enemy
     wins, win it as cheaply as possible; lead high."""
     trump = ctx[_C_TRUMP]
-    pos_best = _trick_best(trick, n, led, trump)
+    pos_best = E.trick_best(trick, n, led, trump)
     ours = pos_best != NO_WINNER and ((leader + pos_best) % N_SEATS) % 2 == seat % 2
     for i in range(k):
         card = moves[i]
@@ -611,7 +590,7 @@ def _order(hands, trick, n, leader, led, seat, ctx, moves, score, k, first):
                 s -= 5
         else:
             trick[n] = card
-            new_best = _trick_best(trick, n + 1, led, trump)
+            new_best = E.trick_best(trick, n + 1, led, trump)
             wins = new_best == n
             if ours and not wins:
                 s = 60 if scoring else 40 - power
@@ -705,7 +684,7 @@ def _search(hands, trick, st, alpha, beta, ctx, tt_keys, tt_info, stats, buf):
             st[0] = n
         else:
             led_now = st[2]
-            pos = _trick_best(trick, N_SEATS, led_now, ctx[_C_TRUMP])
+            pos = E.trick_best(trick, N_SEATS, led_now, ctx[_C_TRUMP])
             points = 0
             next_leader = leader
             if pos != NO_WINNER:
@@ -817,7 +796,7 @@ def _after(hands, trick, st, card, ctx, tt_keys, tt_info, stats, buf):
     if n < N_SEATS - 1:
         st[0] = n + 1
         return _mtd(hands, trick, st, ctx, tt_keys, tt_info, stats, buf)
-    pos = _trick_best(trick, N_SEATS, st[2], ctx[_C_TRUMP])
+    pos = E.trick_best(trick, N_SEATS, st[2], ctx[_C_TRUMP])
     points = 0
     next_leader = leader
     if pos != NO_WINNER:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import itertools
 import textwrap
@@ -58,12 +57,13 @@ class TrainConfig:
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""
     board: tuple[int, ...] = ()
-    """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
-    which scores each move from its from- and to-square, instead of the MLP (--trunk is then
-    not given and --heads sizes the value head only); empty: the MLP."""
+    """Hidden Ranks: channels of the 3x3 convolutions of the board network
+    (agents/networks/board.py), which scores each move from its from- and to-square, instead
+    of the MLP (--trunk is then not given and --heads sizes the value head only); empty: the
+    MLP."""
     advice: bool = False
     """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
-    where to deviate from it (train/advice.py); the policy then runs the bot in play too."""
+    where to deviate from it (agents/advice.py); the policy then runs the bot in play too."""
     par: bool = False
     """Lost Ranks: count each round's points against the bot's own result on the same cards
     (a copy of the round played out by the heuristic in all seats), removing the deal's luck
@@ -165,7 +165,7 @@ class TrainConfig:
             if sizes and min(sizes) < 1:
                 raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
         if self.board:
-            from train.board import GAMES
+            from agents.networks.board import GAMES
 
             if self.game not in GAMES:
                 raise ValueError(
@@ -176,7 +176,7 @@ class TrainConfig:
                     "--trunk is unused with --board (its convolutions are the trunk): drop it"
                 )
 
-        from train.advice import check_game
+        from agents.advice import check_game
 
         for flag in ("advice", "par"):
             if getattr(self, flag):
@@ -211,15 +211,6 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "hidden_ranks": {"timesteps": 500_000, "points_scale": 0.0},
 }
 """Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
-
-
-def game_core(game: str) -> Any:
-    """``feral_envs.<game>.CORE``; ``ValueError`` listing the games if ``game`` is unknown."""
-    import feral_envs
-
-    if game not in feral_envs.GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(feral_envs.GAMES)}")
-    return importlib.import_module(f"feral_envs.{game}").CORE
 
 
 def default_config(game: str) -> TrainConfig:

@@ -48,20 +48,20 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
 
 import feral_envs
-from feral_envs.core import GameCore
-from train.advice import Par, advised_core
-from train.config import TrainConfig, game_core
-from train.evaluate import MatchResult, play_match
-from train.policy import (
+from agents.advice import advised_core
+from agents.networks.actor import CheckpointError
+from agents.networks.policy_file import (
     ACTOR_PREFIXES,
-    CheckpointError,
     actor_from_policy,
-    add_meta,
-    network,
     policy_meta,
-    read_start_weights,
     write_policy_file,
 )
+from feral_envs import game_core
+from feral_envs.core import GameCore
+from train.advice import Par
+from train.config import TrainConfig
+from train.evaluate import MatchResult, play_match
+from train.policy import add_meta, network, read_start_weights
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
@@ -190,7 +190,7 @@ class Interrupted(Exception):
 
 def run_core(config: TrainConfig, core: GameCore | None = None) -> GameCore:
     """The rules core a run trains on: ``core`` (else the game's), with the heuristic's
-    advice appended to its observations if ``config.advice`` (:mod:`train.advice`)."""
+    advice appended to its observations if ``config.advice`` (:mod:`agents.advice`)."""
     core = core if core is not None else game_core(config.game)
     return advised_core(core, config.keywords) if config.advice else core
 

@@ -12,8 +12,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from toy_core import TOY4
 
+from agents.networks.actor import CheckpointError
+from agents.networks.mlp import ActorMLP
+from agents.networks.policy_file import read_policy_file
 from train.config import TrainConfig
-from train.policy import ActorMLP, CheckpointError, read_policy_file
 from train.run import Interrupted, ResumeError, Trainer, remap_key, train
 from train.vec_env import SelfPlayVecEnv
 

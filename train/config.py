@@ -17,6 +17,24 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+SCALED = -1
+"""``--eval-games`` or ``--arena-games`` that scales the end-of-run evaluation with the run
+(:func:`scaled_games`): a tiny run is not followed by minutes of evaluation games."""
+DECISIONS_PER_GAME = 1_000
+FEWEST_SCALED_GAMES = 20
+MOST_EVAL_GAMES = 200
+MOST_ARENA_GAMES = 400
+
+
+def scaled_games(trained_timesteps: int, most: int) -> int:
+    """The games of a scaled evaluation (:data:`SCALED`): one per ``DECISIONS_PER_GAME``
+    learner decisions trained, rounded up to an even number (the arena plays each deal
+    twice), at least ``FEWEST_SCALED_GAMES`` and at most ``most``: a run of 200,000
+    decisions or more plays 200 games per quick evaluation, one of 400,000 or more 400 arena
+    games per pair."""
+    games = -(-trained_timesteps // DECISIONS_PER_GAME)
+    return max(FEWEST_SCALED_GAMES, min(most, games + games % 2))
+
 
 @dataclass
 class TrainConfig:
@@ -29,7 +47,8 @@ class TrainConfig:
     seed: int = 1
     """Seed of everything: games, opponents, network initialisation, minibatches."""
     timesteps: int = 1_000_000
-    """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
+    """Learner decisions to train for, summed over all games (SB3's total_timesteps; SB3
+    trains whole rollouts, so it is rounded up to a multiple of n_steps * n_envs)."""
     n_envs: int = 128
     """Games stepped at once by the batched env (one learner decision each per step)."""
     n_steps: int = 64
@@ -103,10 +122,12 @@ class TrainConfig:
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
     eval_every: int = 500_000
     """Learner decisions between quick evaluations against random (also one at the end)."""
-    eval_games: int = 200
-    """Games of each quick evaluation, all played at once (0: no quick evaluation)."""
-    arena_games: int = 400
-    """Games per pairing of the arena at the end of the run (0: no arena)."""
+    eval_games: int = -1
+    """Games of each quick evaluation, all played at once (0: no quick evaluation; -1: scaled
+    with the run, one per 1,000 decisions it trains, 20 to 200)."""
+    arena_games: int = -1
+    """Games per pairing of the arena at the end of the run (0: no arena; -1: scaled with the
+    run, one per 1,000 decisions it trains, 20 to 400)."""
     arena_snapshots: int = 2
     """Earlier snapshots that also enter the final arena (evenly spaced over the run)."""
     progress: bool = True
@@ -123,6 +144,28 @@ class TrainConfig:
     @property
     def rollout_size(self) -> int:
         return self.n_steps * self.n_envs
+
+    @property
+    def trained_timesteps(self) -> int:
+        """The learner decisions the run trains: SB3 collects whole rollouts, so ``timesteps``
+        rounded up to a multiple of ``rollout_size`` (a resumed run continues from a rollout's
+        end, so it ends there too)."""
+        return -(-self.timesteps // self.rollout_size) * self.rollout_size
+
+    @property
+    def eval_game_count(self) -> int:
+        """The games of each quick evaluation: ``eval_games``, or scaled (:func:`scaled_games`)."""
+        if self.eval_games == SCALED:
+            return scaled_games(self.trained_timesteps, MOST_EVAL_GAMES)
+        return self.eval_games
+
+    @property
+    def arena_game_count(self) -> int:
+        """The final arena's games per pair: ``arena_games`` (made even: each deal is played
+        twice, sides swapped), or scaled (:func:`scaled_games`)."""
+        if self.arena_games == SCALED:
+            return scaled_games(self.trained_timesteps, MOST_ARENA_GAMES)
+        return self.arena_games + self.arena_games % 2
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
@@ -141,7 +184,13 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
-        for name in ("eval_games", "arena_games", "arena_snapshots", "imitation_decisions"):
+        for name in ("eval_games", "arena_games"):
+            if getattr(self, name) < SCALED:
+                raise ValueError(
+                    f"--{dashed(name)} must be at least 0, or {SCALED} to scale it with the run, "
+                    f"got {getattr(self, name)}"
+                )
+        for name in ("arena_snapshots", "imitation_decisions"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
         if self.rollout_size % self.batch_size:

@@ -253,3 +253,23 @@ def test_a_tiny_run_plays_its_scaled_evaluation_games(tmp_path, monkeypatch, cap
     assert trainer.config.eval_game_count == 20
     assert played and set(played) == {20}  # every quick evaluation: at the start and the end
     assert "then a quick evaluation of 20 games and no final arena" in capsys.readouterr().err
+
+
+def test_the_final_arena_plays_the_scaled_games_per_pair(tmp_path, monkeypatch):
+    import agents.arena
+
+    class Played(Exception):
+        pass
+
+    def run_arena(game, specs, games, **options):
+        raise Played(games, specs)
+
+    monkeypatch.setattr(agents.arena, "run_arena", run_arena)
+    c = TrainConfig(game="lost_heir", timesteps=60_000, n_envs=8, n_steps=32, batch_size=64)
+    trainer = Trainer(c, tmp_path / "run")
+    trainer.start()
+    with pytest.raises(Played) as played:
+        trainer.final_arena()
+    games, specs = played.value.args
+    assert games == c.arena_game_count == 62  # 60,160 decisions trained: 61 games, made even
+    assert specs[1:] == ["random", "heuristic"]

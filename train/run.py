@@ -645,18 +645,22 @@ class _Hooks(BaseCallback):
         self.trainer.on_rollout_end()
 
 
-def plan_text(config: TrainConfig) -> str:
-    """What the run will do, printed before it starts: the decisions it trains (saying so
-    where SB3's whole rollouts round ``timesteps`` up) and its evaluation games."""
+def plan_text(config: TrainConfig, start: int = 0) -> str:
+    """What the run will do, printed before it starts (a resumed run: from step ``start``):
+    the decisions it trains (saying so where SB3's whole rollouts round ``timesteps`` up) and
+    its evaluation games."""
     c = config
     text = f"{c.game}: training {c.trained_timesteps:,} learner decisions"
+    if start:
+        text = f"{c.game}: resumed at {start:,}, training to {c.trained_timesteps:,} decisions"
     if c.trained_timesteps != c.timesteps:
         text += (
             f" (--timesteps {c.timesteps:,} rounded up to whole PPO rollouts of --n-steps "
             f"{c.n_steps} x --n-envs {c.n_envs} = {c.rollout_size:,})"
         )
     scaled = " (scaled with the run; give --eval-games/--arena-games to choose)"
-    evals, arena = c.eval_game_count, c.arena_game_count
+    evals = c.eval_game_count
+    arena = c.arena_game_count if c.game in feral_envs.GAMES else 0  # (the arena's games)
     text += (
         f"\nthen {f'a quick evaluation of {evals} games' if evals else 'no quick evaluation'}"
         f" and {f'a final arena of {arena} games per pair' if arena else 'no final arena'}"
@@ -678,7 +682,7 @@ def train(
         trainer.restore()
     else:
         trainer.start()
-    print(plan_text(config), file=sys.stderr)
+    print(plan_text(config, trainer.model.num_timesteps), file=sys.stderr)
     trainer.learn()
     trainer.arena = trainer.final_arena()
     return trainer

@@ -45,8 +45,9 @@ Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130;
 """
 
 CLI_FIELDS = [f for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "keywords")]
-RESUME_CHANGEABLE = {"timesteps", "progress"}
-"""What a resumed run may change: its length and the progress bar. The rest is its own."""
+RESUME_CHANGEABLE = {"timesteps", "progress", "num_env_runners", "address"}
+"""What a resumed run may change: its length, the progress bar and (``--backend rllib``)
+where it runs. The rest is its own."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -115,6 +116,9 @@ def _group_of(name: str) -> str:
         "arena_games",
         "arena_snapshots",
         "progress",
+        "backend",
+        "num_env_runners",
+        "address",
     ):
         return "run"
     if name in (
@@ -233,7 +237,8 @@ def resume(game: str, args: dict[str, Any]) -> int:
         names = ", ".join(f"--{dashed(k.removeprefix('kw_'))}" for k in sorted(given))
         return fail(
             f"a resumed run keeps its own config ({run_dir}/config.json); "
-            f"only --timesteps and --progress may be given, not {names}"
+            "only --timesteps, --progress, --num-env-runners and --address may be given, "
+            f"not {names}"
         )
     for key in RESUME_CHANGEABLE & set(args):
         setattr(config, key, args[key])
@@ -266,6 +271,8 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
         return 128 + (terminated[0] if terminated else signal.SIGINT)
 
     out = out if out is not None else default_run_dir(config)
+    if config.backend == "rllib":
+        from train.rllib.backend import train_rllib as train
     try:
         trainer = train(config, out, resume=resume_run)
     except Interrupted as stop:

@@ -196,6 +196,19 @@ def test_policy_files_round_trip_and_play_without_ray(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
+    # Terminal play: the policy is the other side; the bots' moves are shown, then we leave.
+    spec = f"rllib:{tmp_path}"
+    args = ["--opponents", spec, "--partner", "random", "--seat", "east"]
+    play = subprocess.run(
+        [sys.executable, "-m", "play.terminal", "lost_heir", *args],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert play.returncode == 0, play.stderr[-2000:]
+    assert f"north: {spec} (opponent)" in play.stdout and "You left the game." in play.stdout
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 900):

@@ -285,18 +285,20 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
     except ResumeError as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        if not (out / "model.zip").exists():  # before learning began (imitation warm start)
+        rllib = config.backend == "rllib"
+        final, state = ("policy", "trainer.json") if rllib else ("model.zip", "trainer.pkl")
+        if not (out / final).exists():  # before learning began (imitation warm start)
             again = (
                 f"its last checkpoint is unchanged: python -m train {config.game} --resume {out}"
-                if (out / "checkpoint" / "trainer.pkl").exists()
+                if (out / "checkpoint" / state).exists()
                 else "nothing was saved: give the command again"
             )
             print(f"\ninterrupted before the run wrote a checkpoint; {again}", file=sys.stderr)
         else:  # in the final arena: the training itself is complete and saved
             print(
                 "\ninterrupted during the final arena; the trained policy is saved in "
-                f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
-                f"random ppo:{out})",
+                f"{out}/{final} (rate it with python -m agents.arena {config.game} --agents "
+                f"random {'rllib' if rllib else 'ppo'}:{out})",
                 file=sys.stderr,
             )
         return code()

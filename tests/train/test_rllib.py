@@ -366,3 +366,35 @@ def stop_own_node(temp_dir: Path, psutil) -> None:
     _, alive = psutil.wait_procs(mine, timeout=20)
     for process in alive:
         process.kill()
+
+
+@pytest.mark.slow
+def test_ctrl_c_writes_a_checkpoint_and_exits_130_then_resume_continues(tmp_path, ray_dir):
+    import signal
+    import time
+
+    run = tmp_path / "run"
+    environ = dict(os.environ, PYTHONPATH=str(ROOT), **_ray_env(tmp_path, ray_dir))
+    args = [sys.executable, "-m", "train", "lost_heir", "--timesteps", "100000"]
+    args += ["--out", str(run), *TINY, *_flags("lost_heir")]
+    process = subprocess.Popen(
+        args, cwd=ROOT, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.time() + 600
+        while not (run / "checkpoint" / "trainer.json").exists() and time.time() < deadline:
+            assert process.poll() is None, process.stderr.read()[-3000:]
+            time.sleep(1)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr[-3000:]
+    assert "interrupted: checkpoint at step" in stderr
+    step = json.loads((run / "checkpoint" / "trainer.json").read_text())["step"]
+    assert step > 0
+    again = _ray_env(tmp_path, ray_dir)
+    out = _cli("lost_heir", "--resume", str(run), "--timesteps", str(step + 200), env=again)
+    assert out.returncode == 0, out.stderr[-4000:]
+    assert json.loads((run / "checkpoint" / "trainer.json").read_text())["step"] >= step + 200

@@ -14,6 +14,9 @@ Specs (the arena's ``--agents`` take the same strings):
     the policy's distribution.
 ``ppo_argmax:PATH``
     The same checkpoint, always playing its most likely legal action (same plug-in).
+``rllib:PATH``, ``rllib_argmax:PATH``
+    A policy trained by the RLlib backend (``python -m train GAME --backend rllib``),
+    sampling or greedy, loaded by ``agents/rllib.py`` with torch alone (no Ray).
 ``pimc[:worlds=N,time=SECONDS,...]`` (and the other prefixes of ``agents.search.SEARCH_PREFIXES``)
     A search bot: ``agents/search/<game>.py`` names which of them a game has and what their
     arguments mean (:mod:`agents.search`).
@@ -47,12 +50,14 @@ _LOADERS: dict[str, Loader] = {}
 PLUGIN_MODULES: dict[str, str] = {
     "ppo": "agents.ppo",
     "ppo_argmax": "agents.ppo",
+    "rllib": "agents.rllib",
+    "rllib_argmax": "agents.rllib",
     "openspiel_random": "agents.openspiel",
     "openspiel_ismcts": "agents.openspiel",
 }
 """Prefixes whose loader a module registers when imported, loaded on first use."""
 
-PATH_PREFIXES = {"ppo", "ppo_argmax"}
+PATH_PREFIXES = {"ppo", "ppo_argmax", "rllib", "rllib_argmax"}
 """Prefixes whose argument is a checkpoint path: checked to exist before any loader runs."""
 
 SPEC_FORMS: dict[str, str] = {
@@ -60,6 +65,8 @@ SPEC_FORMS: dict[str, str] = {
     "heuristic": "heuristic",
     "ppo": "ppo:PATH",
     "ppo_argmax": "ppo_argmax:PATH",
+    "rllib": "rllib:PATH",
+    "rllib_argmax": "rllib_argmax:PATH",
     **SEARCH_PREFIXES,
     "openspiel_random": "openspiel_random",
     "openspiel_ismcts": "openspiel_ismcts[:simulations=N|time=SECONDS,...]",

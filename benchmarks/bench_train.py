@@ -2,6 +2,7 @@
 
     python benchmarks/bench_train.py [--timesteps 200000] [--baseline-timesteps 16384]
                                      [--games lost_heir ...] [--repeats 2] [--no-matched]
+                                     [--rllib-runners 1 2] [--rllib-timesteps 60000]
 
 Measures learner env steps per second of the whole ``learn()`` call (collection, PPO
 updates and, on our side, the self-play pool, checkpoints and quick evaluations), all in
@@ -20,6 +21,11 @@ swing with the load, while the CPU-time rates and their ratio stay much steadier
   what the batched env brings from what the PPO settings bring.
 * **ours**: the default ``python -m train GAME`` configuration (``train.config``), learning
   ``--timesteps`` decisions: 64 games on the rules core against the self-play pool.
+* **RLlib backend** (``--rllib-runners``, by default 1 and 2 where Ray RLlib is installed):
+  the default configuration with ``--backend rllib --num-env-runners N``, learning about
+  ``--rllib-timesteps`` learner decisions (whole PPO iterations), on a local Ray started
+  for each measurement (its start is not timed). Only wall rates: its env runners are other
+  processes, so this process's CPU time does not count their work.
 
 Torch uses one thread on both sides (``torch.set_num_threads(1)``) and BLAS one thread (set
 below, before numpy loads), the settings ``python -m train`` uses on the 2-core machine.
@@ -142,6 +148,25 @@ def ours(game: str, timesteps: int) -> tuple[int, float, float]:
         return (trainer.learned_steps, *trainer.learn_seconds)
 
 
+def rllib_side(game: str, runners: int, timesteps: int) -> tuple[int, float, float]:
+    """The RLlib backend's training loop (``RLlibTrainer.learn``) with ``runners`` env
+    runners: learner decisions, wall s and NaN (the runners' CPU time is elsewhere)."""
+    from train.rllib.backend import RLlibTrainer
+
+    config = default_config(game)
+    config.backend, config.num_env_runners = "rllib", runners
+    config.timesteps, config.progress, config.arena_games = timesteps, False, 0
+    config.eval_games = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = RLlibTrainer(config, Path(tmp) / "run")
+        try:
+            trainer.start()
+            trainer.learn()
+        finally:
+            trainer.close()
+        return trainer.learned_steps, trainer.learn_seconds[0], float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timesteps", type=int, default=200_000, help="ours, per game")
@@ -154,6 +179,20 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=["lost_heir"])
     parser.add_argument("--repeats", type=int, default=2, help="turns of each side")
     parser.add_argument("--no-matched", action="store_true", help="skip the matched baseline")
+    try:
+        import ray.rllib  # noqa: F401
+
+        runners = [1, 2]
+    except ImportError:
+        runners = []
+    parser.add_argument(
+        "--rllib-runners",
+        type=int,
+        nargs="*",
+        default=runners,
+        help="env runner counts of the RLlib backend to measure (none: skip it)",
+    )
+    parser.add_argument("--rllib-timesteps", type=int, default=60_000, help="RLlib, per run")
     args = parser.parse_args()
     torch.set_num_threads(1)
     sides = {"plain": lambda: baseline(args.baseline_timesteps, matched=False)}
@@ -161,7 +200,13 @@ def main() -> None:
         sides["matched"] = lambda: baseline(args.baseline_timesteps, matched=True)
     for game in args.games:
         sides[game] = lambda game=game: ours(game, args.timesteps)
-    labels = {
+    labels = {}
+    for game in args.games:
+        for n in args.rllib_runners:
+            name = f"{game}-rllib-{n}"
+            sides[name] = lambda game=game, n=n: rllib_side(game, n, args.rllib_timesteps)
+            labels[name] = f"python -m train {game} --backend rllib --num-env-runners {n}"
+    labels |= {
         "plain": "plain MaskablePPO (SB3 defaults), 8 x texas_holdem_v4",
         "matched": "our PPO settings and network, 8 x texas_holdem_v4",
     }

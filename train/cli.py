@@ -44,8 +44,9 @@ Ctrl-C writes a checkpoint (losing at most one rollout) and exits with code 130;
 """
 
 CLI_FIELDS = [f for f in dataclasses.fields(TrainConfig) if f.name not in ("game", "keywords")]
-RESUME_CHANGEABLE = {"timesteps", "progress"}
-"""What a resumed run may change: its length and the progress bar. The rest is its own."""
+RESUME_CHANGEABLE = {"timesteps", "progress", "num_env_runners", "address"}
+"""What a resumed run may change: its length, the progress bar and (``--backend rllib``)
+where it runs. The rest is its own."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -114,6 +115,9 @@ def _group_of(name: str) -> str:
         "arena_games",
         "arena_snapshots",
         "progress",
+        "backend",
+        "num_env_runners",
+        "address",
     ):
         return "run"
     if name in (
@@ -232,7 +236,8 @@ def resume(game: str, args: dict[str, Any]) -> int:
         names = ", ".join(f"--{dashed(k.removeprefix('kw_'))}" for k in sorted(given))
         return fail(
             f"a resumed run keeps its own config ({run_dir}/config.json); "
-            f"only --timesteps and --progress may be given, not {names}"
+            "only --timesteps, --progress, --num-env-runners and --address may be given, "
+            f"not {names}"
         )
     for key in RESUME_CHANGEABLE & set(args):
         setattr(config, key, args[key])
@@ -265,6 +270,8 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
         return 128 + (terminated[0] if terminated else signal.SIGINT)
 
     out = out if out is not None else default_run_dir(config)
+    if config.backend == "rllib":
+        from train.rllib.backend import train_rllib as train
     try:
         trainer = train(config, out, resume=resume_run)
     except Interrupted as stop:
@@ -277,18 +284,20 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
     except ResumeError as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        if not (out / "model.zip").exists():  # before learning began (imitation warm start)
+        rllib = config.backend == "rllib"
+        final, state = ("policy", "trainer.json") if rllib else ("model.zip", "trainer.pkl")
+        if not (out / final).exists():  # before learning began (imitation warm start)
             again = (
                 f"its last checkpoint is unchanged: python -m train {config.game} --resume {out}"
-                if (out / "checkpoint" / "trainer.pkl").exists()
+                if (out / "checkpoint" / state).exists()
                 else "nothing was saved: give the command again"
             )
             print(f"\ninterrupted before the run wrote a checkpoint; {again}", file=sys.stderr)
         else:  # in the final arena: the training itself is complete and saved
             print(
                 "\ninterrupted during the final arena; the trained policy is saved in "
-                f"{out}/model.zip (rate it with python -m agents.arena {config.game} --agents "
-                f"random ppo:{out})",
+                f"{out}/{final} (rate it with python -m agents.arena {config.game} --agents "
+                f"random {'rllib' if rllib else 'ppo'}:{out})",
                 file=sys.stderr,
             )
         return code()

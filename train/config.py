@@ -132,6 +132,14 @@ class TrainConfig:
     """Earlier snapshots that also enter the final arena (evenly spaced over the run)."""
     progress: bool = True
     """Show a progress bar (steps, fps, ETA, last rating)."""
+    backend: str = "sb3"
+    """Training library: ``sb3`` (MaskablePPO, one process) or ``rllib`` (Ray RLlib's
+    multi-agent PPO, on this machine or a Ray cluster; docs/rllib.md)."""
+    num_env_runners: int = 1
+    """--backend rllib: RLlib env runner processes stepping games (0: in the driver)."""
+    address: str = ""
+    """--backend rllib: the Ray cluster to join (``ray start --head``'s address; "": the
+    ``RAY_ADDRESS`` variable if set, else a local Ray started for the run)."""
     keywords: dict[str, Any] = field(default_factory=dict)
     """Game keywords (``--variant``, ``--max-hands``, ...): passed to the rules core."""
 
@@ -184,6 +192,14 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
+        if self.backend not in BACKENDS:
+            raise ValueError(
+                f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}"
+            )
+        if self.backend == "rllib":
+            from train.rllib.backend import check_config
+
+            check_config(self)
         for name in ("eval_games", "arena_games"):
             if getattr(self, name) < SCALED:
                 raise ValueError(
@@ -247,6 +263,9 @@ class TrainConfig:
             raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
         return cls(**data)
 
+
+BACKENDS = ("sb3", "rllib")
+"""The training libraries of ``--backend``."""
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a

@@ -9,7 +9,7 @@ ratio is printed against the faster anchor of its kind (the issue's targets: car
 least 10x the faster PettingZoo card env; Hidden Ranks at least 10x chess_v6 and at least
 connect_four_v3).
 
-    python benchmarks/bench_envs.py [--seconds 5] [--only lost_heir ...]
+    python benchmarks/bench_envs.py [--seconds 5] [--only lost_heir ...] [--clock cpu]
 """
 
 from __future__ import annotations
@@ -31,13 +31,16 @@ CARD_ANCHORS = ("texas_holdem_v4", "leduc_holdem_v4")
 BOARD_ANCHORS = ("chess_v6", "connect_four_v3")
 
 
-def steps_per_second(make_env: Callable, seconds: float, seed: int = 0) -> tuple[float, int]:
-    """Agent-steps per second of random legal play over whole games, and games finished."""
+def steps_per_second(
+    make_env: Callable, seconds: float, seed: int = 0, clock: Callable = time.perf_counter
+) -> tuple[float, int]:
+    """Agent-steps per second of random legal play over whole games, and games finished,
+    timed by ``clock``."""
     env = make_env()
     rng = np.random.default_rng(seed)
     steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    while clock() - start < seconds:
         env.reset(seed=int(rng.integers(2**31)))
         for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
@@ -49,7 +52,7 @@ def steps_per_second(make_env: Callable, seconds: float, seed: int = 0) -> tuple
             env.step(action)
             steps += 1
         games += 1
-    return steps / (time.perf_counter() - start), games
+    return steps / (clock() - start), games
 
 
 def anchor(name: str) -> Callable:
@@ -96,11 +99,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per env per round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument("--only", nargs="*", choices=feral_envs.GAMES, help="games to measure")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="time by the wall clock (default) or by this process's CPU time "
+        "(time.process_time: steadier on a machine that other work loads)",
+    )
     args = parser.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     warnings.filterwarnings("ignore")
 
     print(f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}")
-    print(f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per env")
+    print(
+        f"median of {args.rounds} interleaved rounds of {args.seconds:g} s per env "
+        f"({args.clock} clock)"
+    )
     envs = [(f"PettingZoo {n}", "anchor", anchor(n)) for n in CARD_ANCHORS + BOARD_ANCHORS]
     envs += our_envs(args.only)
     # Interleaved rounds: a load change on the machine hits anchors and ours alike.
@@ -108,7 +122,7 @@ def main() -> None:
     games: dict[str, int] = dict.fromkeys(rates, 0)
     for round_ in range(args.rounds):
         for label, _, make_env in envs:
-            rate, n = steps_per_second(make_env, args.seconds, seed=round_)
+            rate, n = steps_per_second(make_env, args.seconds, seed=round_, clock=clock)
             rates[label].append(rate)
             games[label] += n
     median = {label: float(np.median(r)) for label, r in rates.items()}

@@ -36,6 +36,8 @@ TINY = (
     "2",
     "--arena-snapshots",
     "1",
+    "--imitation-decisions",
+    "256",
     "--no-progress",
 )
 
@@ -116,6 +118,8 @@ def test_a_stop_signal_writes_a_checkpoint_and_resume_finishes_the_run(
         "--eval-games",
         "0",
         "--arena-games",
+        "0",
+        "--imitation-decisions",
         "0",
         "--no-progress",
     ]

@@ -36,8 +36,6 @@ TINY = (
     "2",
     "--arena-snapshots",
     "1",
-    "--imitation-decisions",
-    "256",
     "--no-progress",
 )
 
@@ -53,7 +51,13 @@ def flags(game: str) -> list[str]:
 @pytest.mark.parametrize("core", REAL_CORES, ids=lambda c: c.name)
 def test_train_a_few_hundred_steps_then_play_it_in_the_arena(core, tmp_path):
     game, run = core.name, tmp_path / "run"
-    out = cli(game, "--timesteps", "512", "--out", str(run), *TINY, *flags(game), timeout=600)
+    out = cli(
+        game,
+        *("--timesteps", "512", "--imitation-decisions", "256", "--out", str(run)),
+        *TINY,
+        *flags(game),
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert (run / "checkpoint" / "model.zip").is_file() and (run / "model.zip").is_file()
     _, meta = read_policy_file(run, core)

@@ -8,10 +8,10 @@ Specs (the arena's ``--agents`` take the same strings):
     The game's hand-written bot: ``agents.heuristic.<game>.make_policy(seed, **keywords)``
     (the contract is in :mod:`agents.heuristic`). A game without one yet is an error.
 ``ppo:PATH``
-    A trained MaskablePPO checkpoint. Its loader is a plug-in: the training code registers
-    it with :func:`register_loader` in ``agents/ppo.py``, which is imported the first time a
-    ``ppo:`` spec is loaded. Until that module exists, ``ppo:`` specs say they are not
-    available. It samples from the policy's distribution.
+    A trained policy file (a ``python -m train`` checkpoint, :mod:`agents.networks`). Its
+    loader is a plug-in, registered with :func:`register_loader` by ``agents/ppo.py``, which
+    is imported the first time a ``ppo:`` spec is loaded (it needs torch). It samples from
+    the policy's distribution.
 ``ppo_argmax:PATH``
     The same checkpoint, always playing its most likely legal action (same plug-in).
 ``pimc[:worlds=N,time=SECONDS,...]`` (and the other prefixes of ``agents.search.SEARCH_PREFIXES``)

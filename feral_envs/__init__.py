@@ -23,6 +23,14 @@ def env_module(name: str) -> Any:
     return importlib.import_module(f"feral_envs.{game}_v0")
 
 
+def game_core(game: str) -> Any:
+    """``feral_envs.<game>.CORE``, the rules core that training and the bots drive;
+    ``ValueError`` listing the games if ``game`` is unknown."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+    return importlib.import_module(f"feral_envs.{game}").CORE
+
+
 def make(name: str, **kwargs: Any) -> Any:
     """``env(**kwargs)`` of the game ``name``; ``ValueError`` listing the games if unknown."""
     return env_module(name).env(**kwargs)

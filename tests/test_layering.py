@@ -1,9 +1,11 @@
-"""The layers import downwards only: apps (``play``) above bots (``agents``) above envs
+"""The layers import downwards only: apps (``play``, ``train``) above bots (``agents``) above envs
 (``feral_envs``). Checked by reading every module's imports, top-level and inside functions."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = {
     "feral_envs": {"agents", "train", "play"},
-    "agents": {"play"},
+    "agents": {"play", "train"},
     "train": {"play"},
 }
 
@@ -56,3 +58,16 @@ def test_no_upward_imports(package: str) -> None:
     }
     wrong = {path: names for path, names in wrong.items() if names}
     assert not wrong, f"{package} imports from a layer above it: {wrong}"
+
+
+def test_playing_a_trained_policy_needs_no_training_code() -> None:
+    # The networks and their loaders (agents/networks, agents/ppo.py) are torch without SB3.
+    code = (
+        "import sys, agents.ppo, agents.networks.board, agents.networks.cards\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'train', 'stable_baselines3', 'sb3_contrib'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stdout

@@ -22,7 +22,6 @@ from train.config import (
     dashed,
     default_config,
     field_docs,
-    game_core,
 )
 
 USAGE = "python -m train GAME [options]"
@@ -145,7 +144,7 @@ def _metavar(value: Any) -> str:
 
 
 def _add_game_keywords(parser: Parser, game: str) -> None:
-    core = game_core(game)
+    core = feral_envs.game_core(game)
     defaults = {**core.keyword_defaults, **GAME_DEFAULTS.get(game, {}).get("keywords", {})}
     group = parser.add_argument_group(
         f"{game} keywords", f"the rules of the game (docs/{game}.md); training sets its own reward"
@@ -205,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     config.__post_init__()
     try:
         config.check()
-        game_core(game).make_config(**config.keywords)
+        feral_envs.game_core(game).make_config(**config.keywords)
         from train.run import run_core
 
         core = run_core(config)

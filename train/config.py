@@ -11,12 +11,29 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import itertools
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
+
+SCALED = -1
+"""``--eval-games`` or ``--arena-games`` that scales the end-of-run evaluation with the run
+(:func:`scaled_games`): a tiny run is not followed by minutes of evaluation games."""
+DECISIONS_PER_GAME = 1_000
+FEWEST_SCALED_GAMES = 20
+MOST_EVAL_GAMES = 200
+MOST_ARENA_GAMES = 400
+
+
+def scaled_games(trained_timesteps: int, most: int) -> int:
+    """The games of a scaled evaluation (:data:`SCALED`): one per ``DECISIONS_PER_GAME``
+    learner decisions trained, rounded up to an even number (the arena plays each deal
+    twice), at least ``FEWEST_SCALED_GAMES`` and at most ``most``: a run of 200,000
+    decisions or more plays 200 games per quick evaluation, one of 400,000 or more 400 arena
+    games per pair."""
+    games = -(-trained_timesteps // DECISIONS_PER_GAME)
+    return max(FEWEST_SCALED_GAMES, min(most, games + games % 2))
 
 
 @dataclass
@@ -30,7 +47,8 @@ class TrainConfig:
     seed: int = 1
     """Seed of everything: games, opponents, network initialisation, minibatches."""
     timesteps: int = 1_000_000
-    """Learner decisions to train for, summed over all games (SB3's total_timesteps)."""
+    """Learner decisions to train for, summed over all games (SB3's total_timesteps; SB3
+    trains whole rollouts, so it is rounded up to a multiple of n_steps * n_envs)."""
     n_envs: int = 128
     """Games stepped at once by the batched env (one learner decision each per step)."""
     n_steps: int = 64
@@ -58,12 +76,13 @@ class TrainConfig:
     heads: tuple[int, ...] = (64,)
     """Tanh layers of each head (policy, value) on top of the trunk."""
     board: tuple[int, ...] = ()
-    """Hidden Ranks: channels of the 3x3 convolutions of the board network (train/board.py),
-    which scores each move from its from- and to-square, instead of the MLP (--trunk is then
-    not given and --heads sizes the value head only); empty: the MLP."""
+    """Hidden Ranks: channels of the 3x3 convolutions of the board network
+    (agents/networks/board.py), which scores each move from its from- and to-square, instead
+    of the MLP (--trunk is then not given and --heads sizes the value head only); empty: the
+    MLP."""
     advice: bool = False
     """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
-    where to deviate from it (train/advice.py); the policy then runs the bot in play too."""
+    where to deviate from it (agents/advice.py); the policy then runs the bot in play too."""
     par: bool = False
     """Lost Ranks: count each round's points against the bot's own result on the same cards
     (a copy of the round played out by the heuristic in all seats), removing the deal's luck
@@ -103,10 +122,12 @@ class TrainConfig:
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
     eval_every: int = 500_000
     """Learner decisions between quick evaluations against random (also one at the end)."""
-    eval_games: int = 200
-    """Games of each quick evaluation, all played at once (0: no quick evaluation)."""
-    arena_games: int = 400
-    """Games per pairing of the arena at the end of the run (0: no arena)."""
+    eval_games: int = -1
+    """Games of each quick evaluation, all played at once (0: no quick evaluation; -1: scaled
+    with the run, one per 1,000 decisions it trains, 20 to 200)."""
+    arena_games: int = -1
+    """Games per pairing of the arena at the end of the run (0: no arena; -1: scaled with the
+    run, one per 1,000 decisions it trains, 20 to 400)."""
     arena_snapshots: int = 2
     """Earlier snapshots that also enter the final arena (evenly spaced over the run)."""
     progress: bool = True
@@ -123,6 +144,28 @@ class TrainConfig:
     @property
     def rollout_size(self) -> int:
         return self.n_steps * self.n_envs
+
+    @property
+    def trained_timesteps(self) -> int:
+        """The learner decisions the run trains: SB3 collects whole rollouts, so ``timesteps``
+        rounded up to a multiple of ``rollout_size`` (a resumed run continues from a rollout's
+        end, so it ends there too)."""
+        return -(-self.timesteps // self.rollout_size) * self.rollout_size
+
+    @property
+    def eval_game_count(self) -> int:
+        """The games of each quick evaluation: ``eval_games``, or scaled (:func:`scaled_games`)."""
+        if self.eval_games == SCALED:
+            return scaled_games(self.trained_timesteps, MOST_EVAL_GAMES)
+        return self.eval_games
+
+    @property
+    def arena_game_count(self) -> int:
+        """The final arena's games per pair: ``arena_games`` (made even: each deal is played
+        twice, sides swapped), or scaled (:func:`scaled_games`)."""
+        if self.arena_games == SCALED:
+            return scaled_games(self.trained_timesteps, MOST_ARENA_GAMES)
+        return self.arena_games + self.arena_games % 2
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
@@ -141,7 +184,13 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"--{dashed(name)} must be at least 1, got {getattr(self, name)}")
-        for name in ("eval_games", "arena_games", "arena_snapshots", "imitation_decisions"):
+        for name in ("eval_games", "arena_games"):
+            if getattr(self, name) < SCALED:
+                raise ValueError(
+                    f"--{dashed(name)} must be at least 0, or {SCALED} to scale it with the run, "
+                    f"got {getattr(self, name)}"
+                )
+        for name in ("arena_snapshots", "imitation_decisions"):
             if getattr(self, name) < 0:
                 raise ValueError(f"--{dashed(name)} must be at least 0, got {getattr(self, name)}")
         if self.rollout_size % self.batch_size:
@@ -165,7 +214,7 @@ class TrainConfig:
             if sizes and min(sizes) < 1:
                 raise ValueError(f"--{name} needs positive layer sizes, got {sizes}")
         if self.board:
-            from train.board import GAMES
+            from agents.networks.board import GAMES
 
             if self.game not in GAMES:
                 raise ValueError(
@@ -176,7 +225,7 @@ class TrainConfig:
                     "--trunk is unused with --board (its convolutions are the trunk): drop it"
                 )
 
-        from train.advice import check_game
+        from agents.advice import check_game
 
         for flag in ("advice", "par"):
             if getattr(self, flag):
@@ -227,15 +276,6 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "hidden_ranks": {"timesteps": 500_000, "points_scale": 0.0},
 }
 """Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
-
-
-def game_core(game: str) -> Any:
-    """``feral_envs.<game>.CORE``; ``ValueError`` listing the games if ``game`` is unknown."""
-    import feral_envs
-
-    if game not in feral_envs.GAMES:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(feral_envs.GAMES)}")
-    return importlib.import_module(f"feral_envs.{game}").CORE
 
 
 def default_config(game: str) -> TrainConfig:

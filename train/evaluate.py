@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.networks.actor import Actor
 from feral_envs.core import GameCore
-from train.policy import Actor
 from train.pool import Opponent, OpponentPool
 from train.vec_env import SelfPlayVecEnv
 

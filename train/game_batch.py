@@ -7,7 +7,7 @@ every chosen action at once (:meth:`apply`). :class:`EngineBatch` does each of t
 call of the game's compiled engine over all the games' state rows (one ``(n_games,
 ROW_SIZE)`` int32 array, ``rows``); :class:`CoreBatch` does the same for a pure-Python rules
 core (the training tests' toy games), one game at a time. A core function that replaces
-the engine's (the observation with advice of :mod:`train.advice`) is called game by game.
+the engine's (the observation with advice of :mod:`agents.advice`) is called game by game.
 
 Both keep ``states``: each slot's game as the :class:`~feral_envs.core.GameCore` functions
 take it. For an engine game it is a :class:`~feral_envs.engine.game.Game` whose row *is* the

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from train.policy import Actor, make_actor
+from agents.networks.actor import Actor
+from agents.networks.policy_file import make_actor
 
 
 class Opponent:

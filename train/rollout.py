@@ -21,7 +21,7 @@ iteration's first step, with the bot's playouts as the expert):
      every action, averaged: perfect-information Monte Carlo search, which never peeks. Only
      play-phase decisions are measured (``determinize.can_sample``: the card network's gate).
 
-   Each decision keeps the seat's observation with the bot's advice (``train/advice.py``),
+   Each decision keeps the seat's observation with the bot's advice (``agents/advice.py``),
    the legal actions, the bot's action and the advantages ``A(s, a) = Q(s, a) - Q(s, bot's)``.
    Decisions come in chunks of ``chunk`` decisions, each from its own seed, written to
    ``values/`` as they finish: the work is spread over ``workers`` processes, and running the
@@ -31,7 +31,7 @@ iteration's first step, with the bot's playouts as the expert):
    advantage given what the seat sees; playing its largest output is the improved policy,
    which departs from the bot only where it expects to gain more than ``margin`` points.
 
-   * ``network`` "cards" (the default, ``train/cardnet.py``): a transformer over one token
+   * ``network`` "cards" (the default, ``agents/networks/cards.py``): a transformer over one token
      per card, each scored by the same small network; the fit is to ``A(s, a)`` itself and
      ``margin`` is added to the bot's card at play, so "auto" chooses it with the epoch on
      the validation set among :data:`MARGINS`; if the gain there does not clear 0 by its 95%
@@ -53,7 +53,7 @@ iteration's first step, with the bot's playouts as the expert):
    against the heuristic and random, as ``python -m train`` does: the figure that counts.
 
 The policy is the bot and the network together (an advised policy file, ``ppo:PATH`` in
-the arena); it needs a deterministic, memoryless bot (``train.advice.GAMES``).
+the arena); it needs a deterministic, memoryless bot (``agents.advice.GAMES``).
 """
 
 from __future__ import annotations
@@ -62,7 +62,6 @@ import argparse
 import copy
 import dataclasses
 import importlib
-import itertools
 import json
 import multiprocessing
 import shutil
@@ -76,8 +75,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.advice import Advisor, check_game
 from feral_envs.core import GameCore
-from train.advice import Advisor, check_game, play_round_out
+from train.advice import play_round_out
 from train.config import dashed
 
 NETWORKS = ("cards", "mlp")
@@ -113,7 +113,7 @@ class RolloutConfig:
     workers: int = 2
     """Processes that collect chunks (0: in this process)."""
     network: str = "cards"
-    """The network fit: "cards" (train/cardnet.py: a score per card from its own view of the
+    """The network fit: "cards" (agents/networks/cards.py: a score per card from its own view of the
     observation) or "mlp" (the network of python -m train: --trunk, --heads)."""
     width: int = 64
     """Features per card token of the card network."""
@@ -170,7 +170,7 @@ class RolloutConfig:
                 f"--network must be one of {', '.join(NETWORKS)}, got {self.network!r}"
             )
         if self.network == "cards":
-            from train.cardnet import N_HEADS
+            from agents.networks.cards import N_HEADS
 
             if self.width < N_HEADS or self.width % N_HEADS:
                 raise ValueError(
@@ -406,8 +406,8 @@ def gain_of(choices: np.ndarray, values: Values) -> Gain:
 def fit(config: RolloutConfig, data: dict[str, Values]) -> tuple[Any, list[dict[str, Any]]]:
     """The network fit to ``data["fit"]`` (module doc, step 2), at its best epoch (and with
     ``--margin auto``, the card network's best margin) on ``data["validation"]``, as a frozen
-    actor (:class:`~train.cardnet.ActorCards` or :class:`~train.policy.ActorMLP`); the log
-    of every epoch."""
+    actor (:class:`~agents.networks.cards.ActorCards` or
+    :class:`~agents.networks.mlp.ActorMLP`); the log of every epoch."""
     import torch
 
     torch.manual_seed(config.seed)
@@ -488,11 +488,11 @@ def choices_of(predicted: np.ndarray, values: Values, margin: float) -> np.ndarr
 
 
 def _cards(config: RolloutConfig) -> tuple[Any, Any, Any]:
-    """The card network (``train/cardnet.py``): the module, its fitted values, and its frozen
-    actor given the margin."""
-    from train.advice import advised_core
-    from train.cardnet import ActorCards, CardNet, card_inputs
-    from train.config import game_core
+    """The card network (``agents/networks/cards.py``): the module, its fitted values, and
+    its frozen actor given the margin."""
+    from agents.advice import advised_core
+    from agents.networks.cards import ActorCards, CardNet, card_inputs
+    from feral_envs import game_core
 
     core = advised_core(game_core(config.game), config.keywords)
     net = CardNet(card_inputs(core), config.width, config.layers, 0.0, config.temperature)
@@ -506,34 +506,19 @@ def _cards(config: RolloutConfig) -> tuple[Any, Any, Any]:
 
 def _mlp(config: RolloutConfig, train_set: Values) -> tuple[Any, Any, Any]:
     """The MLP of ``python -m train`` (symlog inputs, tanh layers), like :func:`_cards`."""
-    import torch
-    from torch import nn
+    from agents.networks.mlp import ActorMLP, MLPNet
 
-    from train.policy import TRUNK, ActorMLP, symlog
-
-    sizes = [train_set.obs.shape[1], *config.trunk, *config.heads]
-    layers: list[nn.Module] = []
-    for n_in, n_out in itertools.pairwise(sizes):
-        layers += [nn.Linear(n_in, n_out), nn.Tanh()]
-    net = nn.Sequential(*layers, nn.Linear(sizes[-1], train_set.masks.shape[1]))
-
-    def predict(obs: torch.Tensor) -> torch.Tensor:
-        return net(symlog(obs))
+    n_inputs, n_actions = train_set.obs.shape[1], train_set.masks.shape[1]
+    net = MLPNet(n_inputs, n_actions, config.trunk, config.heads, value=False)
 
     def export(margin: float) -> Any:  # the margin is in the targets
-        state = net.state_dict()
-        names = [f"{TRUNK}.{2 * j}" for j in range(len(config.trunk))]
-        names += [f"mlp_extractor.policy_net.{2 * j}" for j in range(len(config.heads))]
-        names.append("action_net")
-        weights = {}
-        for j, name in enumerate(names):
-            w, b = state[f"{2 * j}.weight"], state[f"{2 * j}.bias"]
-            scale = 1.0 / config.temperature if name == "action_net" else 1.0
-            weights[name + ".weight"] = (w * scale).numpy()
-            weights[name + ".bias"] = (b * scale).numpy()
-        return ActorMLP(weights)
+        actor = ActorMLP.from_policy(net)
+        w, b = actor.layers[-1]
+        scale = 1.0 / config.temperature
+        actor.layers[-1] = (w * scale, b * scale)
+        return actor
 
-    return net, predict, export
+    return net, net.logits, export
 
 
 COLLECTION_FIELDS = ("game", "seed", "chunk", "share", "deals", "keywords")
@@ -579,9 +564,9 @@ def load_values(config: RolloutConfig, run_dir: Path) -> dict[str, Values]:
 
 def run(config: RolloutConfig) -> dict[str, Any]:
     """Collect, fit, measure and rate (module doc); the report, also in ``report.json``."""
-    from train.advice import advised_core
-    from train.config import game_core
-    from train.policy import policy_meta, write_policy_file
+    from agents.advice import advised_core
+    from agents.networks.policy_file import policy_meta, write_policy_file
+    from feral_envs import game_core
 
     core = game_core(config.game)  # ValueError listing the games if unknown
     config.check()

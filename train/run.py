@@ -48,20 +48,20 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
 
 import feral_envs
-from feral_envs.core import GameCore
-from train.advice import Par, advised_core
-from train.config import TrainConfig, game_core
-from train.evaluate import MatchResult, play_match
-from train.policy import (
+from agents.advice import advised_core
+from agents.networks.actor import CheckpointError
+from agents.networks.policy_file import (
     ACTOR_PREFIXES,
-    CheckpointError,
     actor_from_policy,
-    add_meta,
-    network,
     policy_meta,
-    read_start_weights,
     write_policy_file,
 )
+from feral_envs import game_core
+from feral_envs.core import GameCore
+from train.advice import Par
+from train.config import SCALED, TrainConfig
+from train.evaluate import MatchResult, play_match
+from train.policy import add_meta, network, read_start_weights
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
@@ -190,7 +190,7 @@ class Interrupted(Exception):
 
 def run_core(config: TrainConfig, core: GameCore | None = None) -> GameCore:
     """The rules core a run trains on: ``core`` (else the game's), with the heuristic's
-    advice appended to its observations if ``config.advice`` (:mod:`train.advice`)."""
+    advice appended to its observations if ``config.advice`` (:mod:`agents.advice`)."""
     core = core if core is not None else game_core(config.game)
     return advised_core(core, config.keywords) if config.advice else core
 
@@ -443,32 +443,21 @@ class Trainer:
         write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, meta)
 
     def quick_eval(self) -> None:
-        """Match against random (``eval_games``), logged under ``eval/``."""
+        """Match against random (``eval_game_count`` games), logged under ``eval/``."""
         c = self.config
-        if not c.eval_games:
+        games = c.eval_game_count
+        if not games:
             return
         actor = actor_from_policy(self.model.policy)
         result = play_match(
-            self.core,
-            c.keywords,
-            actor,
-            RandomOpponent(),
-            c.eval_games,
-            seed=c.seed + 2,
-            n_envs=c.eval_games,
+            self.core, c.keywords, actor, RandomOpponent(), games, seed=c.seed + 2, n_envs=games
         )
         self.last_rating = result.elo()
         self.log_match("random", result)
         if self.pool.heuristic is not None:  # a fresh one: the pool's keeps its players
             heuristic = heuristic_opponent(c.game, c.keywords)
             result = play_match(
-                self.core,
-                c.keywords,
-                actor,
-                heuristic,
-                c.eval_games,
-                seed=c.seed + 3,
-                n_envs=c.eval_games,
+                self.core, c.keywords, actor, heuristic, games, seed=c.seed + 3, n_envs=games
             )
             self.log_match("heuristic", result)
 
@@ -566,12 +555,14 @@ class Trainer:
         model.save(final)
         add_meta(final, self.meta(model.num_timesteps))
         self.quick_eval()
+        model.logger.record("charts/trained_timesteps", model.num_timesteps)
         model.logger.dump(model.num_timesteps)
         model.logger.close()
+        print(f"trained {model.num_timesteps:,} learner decisions", file=sys.stderr)
         if self.last_rating is not None:
             print(
                 f"quick eval: Elo {rating_text(*self.last_rating)} against random "
-                f"({self.config.eval_games} games)",
+                f"({c.eval_game_count} games)",
                 file=sys.stderr,
             )
 
@@ -593,17 +584,17 @@ class Trainer:
         return specs
 
     def final_arena(self) -> dict[str, Any] | None:
-        """Rate the final policy in ``agents.arena`` (``arena_games`` per pairing); print
+        """Rate the final policy in ``agents.arena`` (``arena_game_count`` per pairing); print
         the leaderboard and write it beside the run (``leaderboard.md``, ``arena/``)."""
         c = self.config
-        if not c.arena_games or c.game not in feral_envs.GAMES:
+        games = c.arena_game_count
+        if not games or c.game not in feral_envs.GAMES:
             return None
         try:
             from agents.arena import leaderboard_table, run_arena, summarize
         except ImportError:
             print("arena skipped: agents.arena is not installed", file=sys.stderr)
             return None
-        games = c.arena_games + c.arena_games % 2  # each deal is played twice, sides swapped
         report = run_arena(
             c.game,
             self.arena_specs(),
@@ -654,6 +645,30 @@ class _Hooks(BaseCallback):
         self.trainer.on_rollout_end()
 
 
+def plan_text(config: TrainConfig, start: int = 0) -> str:
+    """What the run will do, printed before it starts (a resumed run: from step ``start``):
+    the decisions it trains (saying so where SB3's whole rollouts round ``timesteps`` up) and
+    its evaluation games."""
+    c = config
+    text = f"{c.game}: training {c.trained_timesteps:,} learner decisions"
+    if start:
+        text = f"{c.game}: resumed at {start:,}, training to {c.trained_timesteps:,} decisions"
+    if c.trained_timesteps != c.timesteps:
+        text += (
+            f" (--timesteps {c.timesteps:,} rounded up to whole PPO rollouts of --n-steps "
+            f"{c.n_steps} x --n-envs {c.n_envs} = {c.rollout_size:,})"
+        )
+    scaled = " (scaled with the run; give --eval-games/--arena-games to choose)"
+    evals = c.eval_game_count
+    arena = c.arena_game_count if c.game in feral_envs.GAMES else 0  # (the arena's games)
+    text += (
+        f"\nthen {f'a quick evaluation of {evals} games' if evals else 'no quick evaluation'}"
+        f" and {f'a final arena of {arena} games per pair' if arena else 'no final arena'}"
+        f"{scaled if SCALED in (c.eval_games, c.arena_games) else ''}"
+    )
+    return text
+
+
 def train(
     config: TrainConfig,
     run_dir: Path | None = None,
@@ -667,6 +682,7 @@ def train(
         trainer.restore()
     else:
         trainer.start()
+    print(plan_text(config, trainer.model.num_timesteps), file=sys.stderr)
     trainer.learn()
     trainer.arena = trainer.final_arena()
     return trainer

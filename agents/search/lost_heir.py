@@ -1,11 +1,11 @@
 """``pimc`` for Lost Heir: perfect-information Monte Carlo over worlds sampled from the bot's
 own observation, valued by the exact open-card solver.
 
-Spec: ``pimc[:worlds=N][,time=SECONDS]``. ``worlds``: worlds sampled per decision (a positive
-integer); ``time``: a budget in seconds per decision (positive): worlds are sampled until it
-is spent (at least one), and with ``worlds`` too, until either runs out. Without arguments,
-``worlds=8``. Only ``worlds`` alone is deterministic given the seed: how many worlds a time
-budget buys depends on the machine.
+Spec: ``pimc[:worlds=N][,time=SECONDS][,caution=C]``. ``worlds``: worlds sampled per decision
+(a positive integer); ``time``: a budget in seconds per decision (positive): worlds are sampled
+until it is spent (at least one), and with ``worlds`` too, until either runs out. Without
+arguments, ``worlds=8``. Only ``worlds`` alone is deterministic given the seed: how many worlds
+a time budget buys depends on the machine.
 
 Each decision draws its worlds with
 :func:`feral_envs.lost_heir.search.sample_from_observation` from the observation alone and
@@ -40,6 +40,11 @@ left is seat 1, the partner seat 2, right seat 3). Then:
   The duel at each bid is decided on the same sampled worlds. Ties go to the first of:
   pass, accept, concede (the cheaper call).
 
+  ``caution=C`` (card points, default ``DEFAULT_CAUTION``) is taken off every declarer's
+  open-card points ``p`` and ``q`` before the margins: with all cards open the declarer
+  never misguesses, so the open-card value flatters whoever declares, and a bot bidding on
+  it overbids (docs/search.md gives the measurements).
+
 The bot keeps no memory between decisions; its generator and its running time figures are
 its only state. ``policy.mean_seconds`` is its mean wall time per decision so far (since it
 was made; ``reset`` keeps it), ``policy.mean_cpu_seconds`` the mean CPU time, and
@@ -73,8 +78,10 @@ from feral_envs.lost_heir.rules import Phase
 ARGUMENTS = {
     "worlds": "worlds sampled per decision, an integer >= 1",
     "time": "seconds per decision, a number > 0",
+    "caution": "card points off every declarer's open-card points when bidding, a number >= 0",
 }
 DEFAULT_WORLDS = 8
+DEFAULT_CAUTION = 0.0
 _CONFIG_KEYWORDS = ("target_score", "take_a_lead", "max_hands")
 
 
@@ -95,9 +102,11 @@ class LostHeirPimc(BasePolicy):
         config: rules.Config,
         worlds: int | None,
         seconds: float | None,
+        caution: float = DEFAULT_CAUTION,
     ) -> None:
         super().__init__(spec, seed)
         self.config = config
+        self.caution = caution
         self.worlds = worlds
         self.seconds = seconds
         self.solver = solver.default_solver()  # one table for every instance (32 MiB)
@@ -167,7 +176,9 @@ class LostHeirPimc(BasePolicy):
             mine.append(self.solver.declarer_points(world, 0, stamp))
             if other >= 0:
                 theirs.append(self.solver.best_declarer_points(world, other, stamp))
-        return np.array(mine), np.array(theirs)
+        p, q = np.array(mine, dtype=float), np.array(theirs, dtype=float)
+        p[p != solver.NO_VALUE] -= self.caution
+        return p, q - self.caution
 
     def _call(self, observation: np.ndarray, legal: np.ndarray, phase: int) -> int:
         dealer = _seat_at(observation, OBS.dealer)
@@ -261,12 +272,22 @@ def make_pimc(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) ->
             seconds = 0.0
         if not seconds > 0 or not np.isfinite(seconds):
             raise ValueError(f"pimc: time={text!r} is not allowed; {ARGUMENTS['time']}")
+    caution = DEFAULT_CAUTION
+    if "caution" in arguments:
+        text = arguments["caution"]
+        try:
+            caution = float(text)
+        except ValueError:
+            caution = -1.0
+        if not caution >= 0 or not np.isfinite(caution):
+            raise ValueError(f"pimc: caution={text!r} is not allowed; {ARGUMENTS['caution']}")
     if worlds is None and seconds is None:
         worlds = DEFAULT_WORLDS
     config = rules.make_config(**{k: keywords[k] for k in _CONFIG_KEYWORDS if k in keywords})
     parts = [f"worlds={worlds}"] if worlds is not None else []
     parts += [f"time={seconds:g}"] if seconds is not None else []
-    return LostHeirPimc("pimc:" + ",".join(parts), seed, config, worlds, seconds)
+    parts += [f"caution={caution:g}"] if caution != DEFAULT_CAUTION else []
+    return LostHeirPimc("pimc:" + ",".join(parts), seed, config, worlds, seconds, caution)
 
 
 SPECS = {"pimc": make_pimc}

@@ -85,7 +85,7 @@ def stream_words(source: Any) -> np.ndarray:
 def runs_on_engine(rule: Callable, engine: ModuleType) -> bool:
     """Whether ``rule`` (a ``GameCore`` function) is :func:`engine_core`'s over ``engine``:
     code that runs the engine's batch kernels in its place (``train.game_batch``) must not
-    skip a replacement, such as the observation with advice of ``train.advice``."""
+    skip a replacement, such as the observation with advice of ``agents.advice``."""
     return getattr(rule, "engine", None) is engine
 
 

@@ -3,7 +3,7 @@
 The sampler is :func:`feral_envs.lost_ranks.search.sample_world` (what it keeps and draws is
 its module's doc): :func:`sample_deal` wraps its row in a :class:`Game`. ``train.rollout``
 measures decisions only where :func:`can_sample` holds, the play phase, and the card
-network's gate (``train/cardnet.py``) reads :data:`SAMPLED_FLAG`, the observation entry that
+network's gate (``agents/networks/cards.py``) reads :data:`SAMPLED_FLAG`, the observation entry that
 says so; the sampler itself also deals worlds in the pass.
 """
 

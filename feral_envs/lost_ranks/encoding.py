@@ -107,7 +107,7 @@ OBS_SIZE = OBS.size
 
 CARD_SPANS = tuple(span for span in OBS.spans if span.size == N_CARDS)
 """The observation's blocks indexed by card id: a card's entries of them are its inputs in
-the card network (``train/cardnet.py``)."""
+the card network (``agents/networks/cards.py``)."""
 SUIT_SPANS = (OBS.trump_suit, OBS.led_suit, OBS.voids_shown)
 """The blocks indexed by suit (``voids_shown``: by seat, then suit): a card's suit's entries
 of them are its inputs in the card network too (none for the Spy)."""

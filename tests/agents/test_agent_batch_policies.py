@@ -77,7 +77,7 @@ def test_network_lanes_play_as_the_network(game, kind, prefix, tmp_path):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_mlp_logits_of_rows_are_those_of_each_row_alone(game, tmp_path):
-    from train.policy import ActorMLP
+    from agents.networks.mlp import ActorMLP
 
     path = tiny_policy_file(game, tmp_path / "tiny.zip", "mlp")
     actor = load_policy(f"ppo:{path}", game, 0).actor

@@ -45,6 +45,7 @@ def test_the_spec_parses_and_refuses_bad_arguments():
     assert (policy.worlds, policy.seconds) == (5, 0.25)
     policy = load_policy("pimc", "lost_heir", 0, {"take_a_lead": "after_second_trick"})
     assert policy.worlds == 8 and policy.config.take_a_lead == "after_second_trick"
+    assert load_policy("pimc:caution=1.5", "lost_heir", 0).caution == 1.5
     for bad, named in [
         ("pimc:worlds=0", "worlds"),
         ("pimc:worlds=2.5", "worlds"),
@@ -52,6 +53,8 @@ def test_the_spec_parses_and_refuses_bad_arguments():
         ("pimc:time=0", "time"),
         ("pimc:time=-1", "time"),
         ("pimc:time=soon", "time"),
+        ("pimc:caution=-1", "caution"),
+        ("pimc:caution=lots", "caution"),
         ("pimc:depth=3", "unknown argument"),
         ("pimc:worlds", "key=value"),
     ]:
@@ -75,12 +78,13 @@ def test_deterministic_given_its_seed():
     assert a == b
 
 
-def _first_call(hands, worlds=4):
+def _first_call(hands, worlds=4, caution=None):
     env = feral_envs.make("lost_heir")
     env.reset(seed=0, options={"dealer": "west", "hands": hands})
     assert env.agent_selection == "north"
     obs = env.observe("north")
-    policy = load_policy(f"pimc:worlds={worlds}", "lost_heir", 0)
+    spec = f"pimc:worlds={worlds}" + (f",caution={caution}" if caution is not None else "")
+    policy = load_policy(spec, "lost_heir", 0)
     policy.reset(0)
     return policy.act(obs["observation"], obs["action_mask"])
 
@@ -93,6 +97,9 @@ def test_bids_a_strong_hand_and_passes_a_weak_one():
         "west": ["T7", "M0", "M6", "H0", "H5", "H6", "W1", "W2"],
     }
     assert _first_call(strong) == BID  # bid 4, the lowest
+    assert _first_call(strong, caution=1) == BID
+    # a caution of the whole hand's 10 points: no declarer can make anything, so it passes
+    assert _first_call(strong, caution=10) == PASS
     weak = {
         "north": ["T1", "T2", "M0", "M1", "M2", "H0", "H1", "H2"],
         "east": ["T7", "T6", "T5", "M7", "M6", "H7", "W7", "W6"],

@@ -5,8 +5,9 @@
 
 * ``"mlp"``: the MLP of training (symlog, a tanh trunk of 16, a tanh head of 8), in numpy;
 * ``"advised"`` (Lost Ranks): the same MLP trained ``--advice``: it takes the heuristic's
-  advice after the observation (:class:`train.policy.AdvisedActor` in play);
-* ``"board"`` (Hidden Ranks): the convolutional board network (:mod:`train.board`), in torch.
+  advice after the observation (:class:`agents.networks.actor.AdvisedActor` in play);
+* ``"board"`` (Hidden Ranks): the convolutional board network
+  (:mod:`agents.networks.board`), in torch.
 
 The weights are drawn large enough that the logits differ by a few units: sampling then
 varies and the greedy choice is not always the first legal action.
@@ -33,14 +34,15 @@ def _dense(rng, names_and_shapes):
 
 def tiny_policy_file(game: str, path: Path, kind: str = "mlp", seed: int = 0) -> Path:
     """Write a tiny ``kind`` network for ``game`` (module doc) to ``path``; returns ``path``."""
-    from train.advice import advised_core
-    from train.policy import make_actor, policy_meta, write_policy_file
+    from agents.advice import advised_core
+    from agents.networks.policy_file import make_actor, policy_meta, write_policy_file
 
     core = importlib.import_module(f"feral_envs.{game}").CORE
     rng = np.random.default_rng(seed)
     n_obs, n_actions = int(np.prod(core.obs_shape)), core.n_actions
     if kind == "board":
-        from train.board import CONVS, N_STEPS, POLICY_HEADS
+        from agents.networks.board import N_STEPS, POLICY_HEADS
+        from agents.networks.policy_file import CONVS
 
         planes = core.obs_shape[-1]
         weights = {

@@ -10,21 +10,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.advice import GAMES, Advisor, advised_core, advisor_of, check_game
 from agents.arena import run_arena
+from agents.networks.actor import AdvisedActor, CheckpointError
+from agents.networks.mlp import ActorMLP
+from agents.networks.policy_file import policy_meta, read_policy_file, write_policy_file
 from agents.registry import load_policy
+from feral_envs import game_core
 from feral_envs.lost_ranks.encoding import OBS
 from feral_envs.lost_ranks_v0 import env as lost_ranks_env
-from train.advice import GAMES, Advisor, advised_core, advisor_of, check_game
-from train.config import TrainConfig, game_core
-from train.policy import (
-    ActorMLP,
-    AdvisedActor,
-    CheckpointError,
-    policy_meta,
-    read_policy_file,
-    read_start_weights,
-    write_policy_file,
-)
+from train.config import TrainConfig
+from train.policy import read_start_weights
 from train.pool import OpponentPool
 from train.run import train
 from train.vec_env import SelfPlayVecEnv

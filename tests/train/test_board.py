@@ -11,21 +11,20 @@ import torch
 from conftest import masked_probs
 from sb3_contrib import MaskablePPO
 
-from feral_envs.hidden_ranks.encoding import OBS
-from feral_envs.hidden_ranks_v0 import raw_env
-from train.board import ActorBoard
-from train.config import TrainConfig, game_core
-from train.policy import (
-    CheckpointError,
+from agents.networks.actor import CheckpointError
+from agents.networks.board import ActorBoard, BoardNet
+from agents.networks.policy_file import (
     actor_from_policy,
-    add_meta,
-    network,
     policy_meta,
     read_policy_file,
     read_policy_weights,
-    read_start_weights,
     write_policy_file,
 )
+from feral_envs import game_core
+from feral_envs.hidden_ranks.encoding import OBS
+from feral_envs.hidden_ranks_v0 import raw_env
+from train.config import TrainConfig
+from train.policy import add_meta, network, read_start_weights
 from train.pool import OpponentPool
 from train.run import train
 from train.vec_env import SelfPlayVecEnv
@@ -105,6 +104,26 @@ def test_the_frozen_actor_gives_the_networks_distribution():
     assert np.abs(actor.logits(obs)).max() < 0.5
     picks = actor.act(obs, masks, np.random.default_rng(0))
     assert masks[np.arange(len(obs)), picks].all()
+
+
+def test_the_torch_board_network_without_sb3_is_sb3s_network():
+    # BoardNet (agents/networks/board.py) loads the SB3 board policy's weights by name and
+    # gives its logits and value.
+    env, model = board_model()
+    obs, _ = midgame(env)
+    obs = torch.as_tensor(obs * 3)
+    net = BoardNet(obs.shape[-1], (8, 8), (16,))
+    net.load_state_dict(
+        {k: v for k, v in model.policy.state_dict().items() if k in net.state_dict()}
+    )
+    with torch.no_grad():
+        latent_pi, latent_vf = model.policy.mlp_extractor(model.policy.extract_features(obs))
+        np.testing.assert_allclose(net.logits(obs), model.policy.action_net(latent_pi), atol=1e-6)
+        want_value = model.policy.value_net(latent_vf)[:, 0]
+        np.testing.assert_allclose(net.value(obs), want_value, atol=1e-6)
+    assert sorted(net.state_dict()) == sorted(
+        k for k in model.policy.state_dict() if not k.startswith(("pi_", "vf_"))
+    )
 
 
 def test_board_policy_files_round_trip_and_refuse_other_networks(tmp_path):

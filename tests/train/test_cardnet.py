@@ -1,4 +1,4 @@
-"""The card network (train/cardnet.py): each card's token reads that card's entries of the
+"""The card network (agents/networks/cards.py): each card's token reads that card's entries of the
 observation, the policy follows the heuristic where the gate is off, a policy file keeps
 all of it, and the fit learns a per-card rule."""
 
@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents.advice import Advisor, advised_core
+from agents.networks.actor import CheckpointError
+from agents.networks.cards import FOLLOW, ActorCards, CardNet, card_inputs
+from agents.networks.policy_file import policy_meta, read_policy_file, write_policy_file
 from agents.registry import load_policy
+from feral_envs import game_core
 from feral_envs.lost_ranks import determinize
 from feral_envs.lost_ranks.encoding import CARD_SPANS, OBS
 from feral_envs.lost_ranks.rules import DECK, SPY
-from train.advice import Advisor, advised_core
-from train.cardnet import FOLLOW, ActorCards, CardNet, card_inputs
-from train.config import game_core
-from train.policy import CheckpointError, policy_meta, read_policy_file, write_policy_file
 from train.rollout import MARGINS, RolloutConfig, Values, fit, gain_of
 
 CORE = game_core("lost_ranks")

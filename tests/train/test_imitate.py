@@ -9,6 +9,7 @@ import pytest
 from test_cli import cli
 from test_smoke import TINY
 
+from agents.networks.policy_file import read_policy_file
 from feral_envs.lost_heir import CORE as LOST_HEIR
 from train.config import TrainConfig
 from train.imitate import (
@@ -18,7 +19,6 @@ from train.imitate import (
     demonstration_bytes,
     pretrain,
 )
-from train.policy import read_policy_file
 from train.pool import RandomOpponent
 from train.run import Trainer, heuristic_opponent
 

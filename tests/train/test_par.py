@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from agents.registry import load_policy
+from feral_envs import game_core
 from train.advice import Par
-from train.config import game_core
 from train.pool import OpponentPool
 from train.run import heuristic_opponent
 from train.vec_env import SelfPlayVecEnv
@@ -57,8 +57,8 @@ def test_a_par_run_resumes_exactly(tmp_path):
 
     import torch
 
+    from agents.networks.policy_file import read_policy_weights
     from train.config import TrainConfig
-    from train.policy import read_policy_weights
     from train.run import train
 
     base = dict(

@@ -13,17 +13,16 @@ from conftest import REAL_CORES, masked_probs
 from sb3_contrib import MaskablePPO
 from toy_core import TOY2, TOY4
 
-from train.policy import (
-    ActorMLP,
-    CheckpointError,
-    PPOPolicy,
-    add_meta,
+from agents.networks.actor import CheckpointError
+from agents.networks.mlp import ActorMLP, MLPNet
+from agents.networks.policy_file import (
     layout_fingerprint,
-    policy_kwargs,
     policy_meta,
     read_policy_file,
     write_policy_file,
 )
+from agents.ppo import PPOPolicy
+from train.policy import add_meta, policy_kwargs
 from train.pool import OpponentPool
 from train.vec_env import SelfPlayVecEnv
 
@@ -52,6 +51,26 @@ def test_numpy_actor_gives_the_networks_distribution(trunk, heads):
         dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
         want = dist.distribution.probs.numpy()
     np.testing.assert_allclose(masked_probs(actor.logits(obs), masks), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("trunk,heads", [((32, 16), (8,)), ((), (8, 8))])
+def test_the_torch_network_without_sb3_is_sb3s_network(trunk, heads):
+    # MLPNet (agents/networks/mlp.py) takes an SB3 policy's weights under the same names and
+    # gives its logits and value: the one MLP forward pass for any training backend.
+    env, model = small_model(TOY4, trunk, heads)
+    obs = torch.as_tensor(env.reset() * 7 - 20)
+    net = MLPNet(obs.shape[1], TOY4.n_actions, trunk, heads)
+    sb3 = {k: v for k, v in model.policy.state_dict().items() if k in net.state_dict()}
+    net.load_state_dict(sb3)  # strict: every MLPNet weight has its SB3 namesake
+    with torch.no_grad():
+        features = model.policy.extract_features(obs)
+        latent_pi, latent_vf = model.policy.mlp_extractor(features)
+        want_logits = model.policy.action_net(latent_pi)
+        want_value = model.policy.value_net(latent_vf)[:, 0]
+        np.testing.assert_allclose(net.logits(obs), want_logits, atol=1e-6)
+        np.testing.assert_allclose(net.value(obs), want_value, atol=1e-6)
+    actor = ActorMLP.from_policy(net)
+    np.testing.assert_allclose(actor.logits(obs.numpy()), want_logits, atol=1e-5)
 
 
 def test_sampled_and_greedy_actions_are_legal_and_follow_the_distribution():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from toy_core import TOY4
 
-from train.policy import ActorMLP
+from agents.networks.mlp import ActorMLP
 from train.pool import OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 

@@ -13,8 +13,8 @@ import pytest
 from lost_ranks.lost_ranks_helpers import swap_hidden
 
 from agents.registry import load_policy
+from feral_envs import game_core
 from train.advice import play_round_out
-from train.config import game_core
 from train.rollout import (
     MARGINS,
     Playouts,

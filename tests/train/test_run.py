@@ -12,8 +12,12 @@ import torch
 from sb3_contrib import MaskablePPO
 from toy_core import TOY4
 
-from train.config import TrainConfig
-from train.policy import ActorMLP, CheckpointError, read_policy_file
+import train.run as train_run
+from agents.networks.actor import CheckpointError
+from agents.networks.mlp import ActorMLP
+from agents.networks.policy_file import read_policy_file
+from train.config import TrainConfig, scaled_games
+from train.evaluate import play_match
 from train.run import Interrupted, ResumeError, Trainer, remap_key, train
 from train.vec_env import SelfPlayVecEnv
 
@@ -188,3 +192,84 @@ def test_a_start_file_whose_weights_do_not_fit_is_refused(tmp_path):
         archive.writestr("policy.pth", buffer.getvalue())
     with pytest.raises(CheckpointError, match="do not fit this network"):
         Trainer(config(init_from=str(bad)), tmp_path / "b", core=TOY4).start()
+
+
+def test_the_decisions_trained_are_recorded_as_sb3_trained_them(tmp_path, monkeypatch, capsys):
+    # 300 asked, rollouts of 8 games x 32 steps = 256 decisions: SB3 trains two rollouts.
+    counted = []
+    step = Trainer.on_step
+    monkeypatch.setattr(
+        Trainer,
+        "on_step",
+        lambda self, infos, dones: counted.append(len(dones)) or step(self, infos, dones),
+    )
+    c = config(timesteps=300, eval_games=0)
+    assert c.trained_timesteps == 512
+    trainer = train(c, tmp_path / "run", core=TOY4)
+    assert sum(counted) == trainer.model.num_timesteps == c.trained_timesteps == 512
+    rows = [
+        json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    ]
+    assert rows[-1]["charts/trained_timesteps"] == 512 == rows[-1]["step"]
+    assert read_policy_file(tmp_path / "run", TOY4)[1]["step"] == 512
+    err = capsys.readouterr().err
+    assert "training 512 learner decisions (--timesteps 300 rounded up to whole PPO rollouts" in err
+    assert "trained 512 learner decisions" in err
+
+
+@pytest.mark.parametrize(
+    "trained, most, games",
+    [
+        (512, 400, 20),
+        (20_000, 400, 20),
+        (100_000, 400, 100),
+        (100_001, 400, 102),
+        (199_000, 200, 200),
+        (10**6, 200, 200),
+        (10**6, 400, 400),
+    ],
+)
+def test_scaled_evaluation_games_follow_the_documented_rule(trained, most, games):
+    assert scaled_games(trained, most) == games
+
+
+def test_the_end_of_run_evaluation_scales_with_the_run_unless_given():
+    tiny = TrainConfig(game="hidden_ranks", timesteps=4096)  # the defaults: -1, scaled
+    assert (tiny.trained_timesteps, tiny.eval_game_count, tiny.arena_game_count) == (8192, 20, 20)
+    long = TrainConfig(game="hidden_ranks", timesteps=500_000)
+    assert (long.eval_game_count, long.arena_game_count) == (200, 400)  # the former defaults
+    given = TrainConfig(game="hidden_ranks", timesteps=4096, eval_games=7, arena_games=5)
+    assert (given.eval_game_count, given.arena_game_count) == (7, 6)  # the arena's deals twice
+    with pytest.raises(ValueError, match="--arena-games must be at least 0, or -1 to scale"):
+        TrainConfig(game="hidden_ranks", arena_games=-2).check()
+
+
+def test_a_tiny_run_plays_its_scaled_evaluation_games(tmp_path, monkeypatch, capsys):
+    played = []
+    monkeypatch.setattr(
+        train_run, "play_match", lambda *a, **k: played.append(a[4]) or play_match(*a, **k)
+    )
+    trainer = train(config(timesteps=256, eval_games=-1), tmp_path / "run", core=TOY4)
+    assert trainer.config.eval_game_count == 20
+    assert played and set(played) == {20}  # every quick evaluation: at the start and the end
+    assert "then a quick evaluation of 20 games and no final arena" in capsys.readouterr().err
+
+
+def test_the_final_arena_plays_the_scaled_games_per_pair(tmp_path, monkeypatch):
+    import agents.arena
+
+    class Played(Exception):
+        pass
+
+    def run_arena(game, specs, games, **options):
+        raise Played(games, specs)
+
+    monkeypatch.setattr(agents.arena, "run_arena", run_arena)
+    c = TrainConfig(game="lost_heir", timesteps=60_000, n_envs=8, n_steps=32, batch_size=64)
+    trainer = Trainer(c, tmp_path / "run")
+    trainer.start()
+    with pytest.raises(Played) as played:
+        trainer.final_arena()
+    games, specs = played.value.args
+    assert games == c.arena_game_count == 62  # 60,160 decisions trained: 61 games, made even
+    assert specs[1:] == ["random", "heuristic"]

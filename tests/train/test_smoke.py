@@ -14,8 +14,8 @@ from conftest import FAST_KEYWORDS, REAL_CORES
 from test_cli import ROOT, cli
 
 import feral_envs
+from agents.networks.policy_file import read_policy_file
 from agents.registry import load_policy
-from train.policy import read_policy_file
 
 TINY = (
     "--n-envs",

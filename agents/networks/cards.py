@@ -20,7 +20,7 @@ heuristic's card, in points); ``logits`` is the policy: that value, plus ``margi
 heuristic's card, over ``temperature``. Where the observation's ``gate`` flag is 0 (decisions
 of a kind that was not fit, such as Lost Ranks' pass), the logits follow the heuristic.
 
-The network needs the heuristic's advice as input (:mod:`train.advice`): it is a policy of
+The network needs the heuristic's advice as input (:mod:`agents.advice`): it is a policy of
 the advised observation only.
 """
 
@@ -33,12 +33,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.networks.actor import Actor, CheckpointError
+from agents.networks.policy_file import CARDS, encoding_module
 from feral_envs.cards import CANNOT_WIN, NO_SUIT
 from feral_envs.core import GameCore
-from train.policy import Actor, CheckpointError, encoding_module
 
-PREFIX = "cards."
-"""The state-dict names of a card network's weights start with this (``make_actor``)."""
 N_HEADS = 4
 """Attention heads of each encoder layer (the width must be a multiple)."""
 FOLLOW = 1e4
@@ -147,7 +146,7 @@ class CardNet(nn.Module):
 
     @staticmethod
     def shape_of(weights: dict[str, Any]) -> tuple[int, int]:
-        """The width and layer count of a card network's state dict (without ``PREFIX``)."""
+        """The width and layer count of a card network's state dict (without ``CARDS``)."""
         try:
             width = int(weights["identity.weight"].shape[1])
         except KeyError:
@@ -165,9 +164,9 @@ class ActorCards(Actor):
 
     def __init__(self, weights: dict[str, Any]) -> None:
         state = {
-            k[len(PREFIX) :]: torch.as_tensor(np.asarray(v))
+            k[len(CARDS) :]: torch.as_tensor(np.asarray(v))
             for k, v in weights.items()
-            if k.startswith(PREFIX)
+            if k.startswith(CARDS)
         }
         width, layers = CardNet.shape_of(state)
         names = ("card_index", "suit_index", "global_index", "static", "advice_index", "gate")
@@ -188,10 +187,10 @@ class ActorCards(Actor):
     @classmethod
     def from_net(cls, net: CardNet) -> ActorCards:
         """A frozen copy of a live card network."""
-        return cls({PREFIX + k: v.detach().numpy() for k, v in net.state_dict().items()})
+        return cls({CARDS + k: v.detach().numpy() for k, v in net.state_dict().items()})
 
     def weights(self) -> dict[str, np.ndarray]:
-        return {PREFIX + k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}
+        return {CARDS + k: v.detach().numpy().copy() for k, v in self.net.state_dict().items()}
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32).reshape(len(obs), -1))

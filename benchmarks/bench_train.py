@@ -141,6 +141,9 @@ def ours(game: str, timesteps: int) -> tuple[int, float, float]:
     snapshots, checkpoints, quick evaluations due during it): steps, wall s, CPU s."""
     config = default_config(game)
     config.timesteps, config.progress, config.arena_games = timesteps, False, 0
+    # The imitation warm start runs before learn() and is not timed: skip it (the network
+    # and the pool, hence the cost of each decision, are the default run's all the same).
+    config.imitation_decisions = 0
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, Path(tmp) / "run")
         trainer.start()

@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             config.keywords[key[3:]] = value
         elif key not in ("game", "out"):
             setattr(config, key, tuple(value) if isinstance(getattr(config, key), tuple) else value)
+    if "init_from" in args and "imitation_decisions" not in args:
+        config.imitation_decisions = 0  # a given start replaces the default warm start
     config.__post_init__()
     try:
         config.check()
@@ -302,4 +304,32 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
             )
         return code()
     print(f"run directory: {trainer.run_dir}")
+    print(summary_line(config.game, trainer.run_dir))
     return 0
+
+
+def summary_line(game: str, run_dir: Path) -> str:
+    """One line for a newcomer at the end of a run: where the agent is, how its final arena
+    rated it against random and the heuristic (``leaderboard.json``), how to play it."""
+    model = Path(run_dir) / "model.zip"
+    ratings = []
+    try:
+        board = json.loads((Path(run_dir) / "leaderboard.json").read_text())
+    except (OSError, ValueError):
+        board = {}
+    from train.run import rating_text
+
+    for key, anchor in (("leaderboard", "random"), ("leaderboard_vs_heuristic", "heuristic")):
+        rows = board.get(key) or []
+        if key == "leaderboard" and board.get("anchor") not in (None, "random"):
+            continue
+        final = next((row for row in rows if row.get("agent") == "final"), None)
+        if final is not None and any(row.get("agent") == anchor for row in rows):
+            ratings.append(
+                f"{rating_text(final['elo'], final['low'], final['high'])} Elo vs {anchor}"
+            )
+    rated = f" (rated {', '.join(ratings)}; leaderboard.md)" if ratings else ""
+    return (
+        f"Your agent is {model}{rated}. Play against it: "
+        f"python -m play.terminal {game} --opponents ppo:{model}"
+    )

@@ -201,6 +201,7 @@ def tiny_ppo_run(tmp_path_factory):
         checkpoint_every=2048,
         eval_games=0,
         arena_games=0,
+        imitation_decisions=0,
         progress=False,
     )
     train(config, run)

@@ -116,3 +116,32 @@ def test_a_stop_before_the_first_checkpoint_says_nothing_was_saved(
     err = capsys.readouterr().err
     assert "interrupted before the run wrote a checkpoint; nothing was saved" in err
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
+
+
+def test_the_last_line_says_where_the_agent_is_how_it_rated_and_how_to_play_it(tmp_path):
+    from train.cli import summary_line
+
+    row = {"rank": 1, "games": 800, "score": 0.6, "draws": 0.0}
+    board = {
+        "anchor": "random",
+        "leaderboard": [
+            {**row, "agent": "final", "elo": 900.4, "low": 813.0, "high": float("inf")},
+            {**row, "agent": "random", "elo": 0.0, "low": 0.0, "high": 0.0},
+            {**row, "agent": "heuristic", "elo": 950.0, "low": 813.0, "high": float("inf")},
+        ],
+        "leaderboard_vs_heuristic": [
+            {**row, "agent": "final", "elo": -12.2, "low": -30.0, "high": 6.0},
+            {**row, "agent": "heuristic", "elo": 0.0, "low": 0.0, "high": 0.0},
+        ],
+    }
+    (tmp_path / "leaderboard.json").write_text(json.dumps(board))
+    line = summary_line("lost_heir", tmp_path)
+    assert "\n" not in line
+    assert f"Your agent is {tmp_path / 'model.zip'}" in line
+    assert "+900 [+813, inf) Elo vs random" in line
+    assert "-12 [-30, +6] Elo vs heuristic" in line
+    assert f"python -m play.terminal lost_heir --opponents ppo:{tmp_path / 'model.zip'}" in line
+    # No arena (--arena-games 0): where the agent is and how to play it, no ratings.
+    (tmp_path / "leaderboard.json").unlink()
+    line = summary_line("lost_heir", tmp_path)
+    assert "rated" not in line and "play.terminal" in line

@@ -51,7 +51,13 @@ def flags(game: str) -> list[str]:
 @pytest.mark.parametrize("core", REAL_CORES, ids=lambda c: c.name)
 def test_train_a_few_hundred_steps_then_play_it_in_the_arena(core, tmp_path):
     game, run = core.name, tmp_path / "run"
-    out = cli(game, "--timesteps", "512", "--out", str(run), *TINY, *flags(game), timeout=600)
+    out = cli(
+        game,
+        *("--timesteps", "512", "--imitation-decisions", "256", "--out", str(run)),
+        *TINY,
+        *flags(game),
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert (run / "checkpoint" / "model.zip").is_file() and (run / "model.zip").is_file()
     _, meta = read_policy_file(run, core)
@@ -116,6 +122,8 @@ def test_a_stop_signal_writes_a_checkpoint_and_resume_finishes_the_run(
         "--eval-games",
         "0",
         "--arena-games",
+        "0",
+        "--imitation-decisions",
         "0",
         "--no-progress",
     ]

@@ -203,8 +203,10 @@ def main(argv: list[str] | None = None) -> int:
             config.keywords[key[3:]] = value
         elif key not in ("game", "out"):
             setattr(config, key, tuple(value) if isinstance(getattr(config, key), tuple) else value)
-    if "init_from" in args and "imitation_decisions" not in args:
-        config.imitation_decisions = 0  # a given start replaces the default warm start
+    if "imitation_decisions" not in args and (
+        "init_from" in args or config.backend == "rllib"
+    ):  # a given start replaces the default warm start; the RLlib backend has none
+        config.imitation_decisions = 0
     config.__post_init__()
     try:
         config.check()
@@ -304,14 +306,15 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
             )
         return code()
     print(f"run directory: {trainer.run_dir}")
-    print(summary_line(config.game, trainer.run_dir))
+    print(summary_line(config.game, trainer.run_dir, config.backend))
     return 0
 
 
-def summary_line(game: str, run_dir: Path) -> str:
+def summary_line(game: str, run_dir: Path, backend: str = "sb3") -> str:
     """One line for a newcomer at the end of a run: where the agent is, how its final arena
     rated it against random and the heuristic (``leaderboard.json``), how to play it."""
-    model = Path(run_dir) / "model.zip"
+    rllib = backend == "rllib"
+    model = Path(run_dir) / ("policy" if rllib else "model.zip")
     ratings = []
     try:
         board = json.loads((Path(run_dir) / "leaderboard.json").read_text())
@@ -331,5 +334,5 @@ def summary_line(game: str, run_dir: Path) -> str:
     rated = f" (rated {', '.join(ratings)}; leaderboard.md)" if ratings else ""
     return (
         f"Your agent is {model}{rated}. Play against it: "
-        f"python -m play.terminal {game} --opponents ppo:{model}"
+        f"python -m play.terminal {game} --opponents {'rllib' if rllib else 'ppo'}:{model}"
     )

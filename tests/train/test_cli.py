@@ -145,3 +145,21 @@ def test_the_last_line_says_where_the_agent_is_how_it_rated_and_how_to_play_it(t
     (tmp_path / "leaderboard.json").unlink()
     line = summary_line("lost_heir", tmp_path)
     assert "rated" not in line and "play.terminal" in line
+    # An RLlib run's agent is its policy/ directory, played as rllib:PATH.
+    line = summary_line("lost_heir", tmp_path, "rllib")
+    assert f"--opponents rllib:{tmp_path / 'policy'}" in line
+
+
+def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeypatch):
+    """Lost Heir's defaults start SB3 from a clone of the heuristic, which the RLlib backend
+    does not offer: ``--backend rllib`` alone trains without it; asking for it is an error."""
+    pytest.importorskip("ray.rllib")
+    from train import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "run", lambda config, out, resume_run: seen.append(config) or 0)
+    assert cli.main(["lost_heir", "--backend", "rllib"]) == 0
+    assert seen[0].backend == "rllib" and seen[0].imitation_decisions == 0
+    assert cli.main(["lost_heir"]) == 0
+    assert seen[1].backend == "sb3" and seen[1].imitation_decisions > 0
+    assert cli.main(["lost_heir", "--backend", "rllib", "--imitation-decisions", "1000"]) == 2

@@ -121,6 +121,15 @@ class JsonLinesFormat(KVWriter):
         self.file.close()
 
 
+def run_logger(run_dir: Path) -> RemappedLogger:
+    """A run's logger, either backend: TensorBoard under ``tb/`` and ``metrics.jsonl``, the
+    keys renamed by :func:`remap_key` (keys already in their final form pass unchanged)."""
+    return RemappedLogger(
+        str(run_dir),
+        [TensorBoardOutputFormat(str(run_dir / "tb")), JsonLinesFormat(run_dir / "metrics.jsonl")],
+    )
+
+
 def rating_text(elo: float, low: float, high: float) -> str:
     """``+176 [+152, +202]``; an open end as the arena shows it: ``+1161 [+807, inf)``."""
     left = "(-inf" if math.isinf(low) else f"[{low:+.0f}"
@@ -251,13 +260,7 @@ class Trainer:
     # ------------------------------------------------------------------ set-up
 
     def _logger(self) -> Logger:
-        return RemappedLogger(
-            str(self.run_dir),
-            [
-                TensorBoardOutputFormat(str(self.run_dir / "tb")),
-                JsonLinesFormat(self.run_dir / "metrics.jsonl"),
-            ],
-        )
+        return run_logger(self.run_dir)
 
     def start(self) -> None:
         """A new run: directory, config and versions written, fresh model."""

@@ -43,11 +43,11 @@ from train.evaluate import MatchResult
 from train.rllib.env import LEARNER, SelfPlayMultiAgentEnv, set_pool, snapshot_module
 from train.run import (
     Interrupted,
-    JsonLinesFormat,
     ResumeError,
     Trainer,
     package_versions,
     rating_text,
+    run_logger,
 )
 
 STATE_FORMAT = "feral-rllib-trainer/1"
@@ -197,15 +197,7 @@ class RLlibTrainer:
     # ------------------------------------------------------------------ set-up
 
     def _open_logger(self) -> None:
-        from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-
-        self.logger = Logger(
-            str(self.run_dir),
-            [
-                TensorBoardOutputFormat(str(self.run_dir / "tb")),
-                JsonLinesFormat(self.run_dir / "metrics.jsonl"),
-            ],
-        )
+        self.logger = run_logger(self.run_dir)
 
     def start(self) -> None:
         c = self.config

@@ -598,6 +598,12 @@ class Trainer:
         except ImportError:
             print("arena skipped: agents.arena is not installed", file=sys.stderr)
             return None
+        # A run extended by --resume has a new final policy: the old one's games are dropped.
+        # A run resumed with nothing left to train (stopped in its final arena) continues the
+        # arena's record.
+        fresh = self.learned_steps > 0
+        if fresh:
+            shutil.rmtree(self.run_dir / "arena", ignore_errors=True)
         report = run_arena(
             c.game,
             self.arena_specs(),
@@ -605,6 +611,7 @@ class Trainer:
             seed=c.seed,
             out=self.run_dir / "arena",
             progress=c.progress,
+            resume=not fresh,
             **c.keywords,
         )
         table = leaderboard_table(report)

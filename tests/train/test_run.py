@@ -273,3 +273,38 @@ def test_the_final_arena_plays_the_scaled_games_per_pair(tmp_path, monkeypatch):
     games, specs = played.value.args
     assert games == c.arena_game_count == 62  # 60,160 decisions trained: 61 games, made even
     assert specs[1:] == ["random", "heuristic"]
+
+
+def test_resume_replays_the_final_arena_of_an_extended_run_and_keeps_a_finished_one(tmp_path):
+    """An extended run rates its new final policy afresh (the old policy's arena record is
+    dropped, not an error); a resume with nothing left to train continues the record."""
+    base = dict(
+        game="hidden_ranks",
+        keywords={"mode": "quick", "max_moves": 40},
+        timesteps=256,
+        n_envs=4,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=1,
+        trunk=(16,),
+        heads=(8,),
+        snapshot_every=256,
+        checkpoint_every=256,
+        eval_every=256,
+        eval_games=2,
+        arena_games=2,
+        arena_snapshots=0,
+        progress=False,
+    )
+    run = tmp_path / "run"
+    record = run / "arena" / "records.jsonl"
+    first = train(TrainConfig(**base), run)
+    played = len(first.arena["records"])
+    assert played == len(record.read_text().splitlines()) > 0
+    extended = train(TrainConfig(**base | {"timesteps": 512}), run, resume=True)
+    assert extended.model.num_timesteps == 512 and extended.learned_steps == 256
+    assert len(record.read_text().splitlines()) == played  # replaced, not appended to
+    kept = record.read_bytes()
+    again = train(TrainConfig(**base | {"timesteps": 512}), run, resume=True)
+    assert again.learned_steps == 0 and record.read_bytes() == kept
+    assert again.arena["records"] == extended.arena["records"]

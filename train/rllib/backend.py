@@ -472,9 +472,8 @@ class RLlibTrainer:
         return specs
 
     def final_arena(self) -> dict[str, Any] | None:
-        """The SB3 backend's final arena (same players, files and tables). A run extended by
-        ``--resume`` has a new final policy: the arena of the old one is replaced."""
-        shutil.rmtree(self.run_dir / "arena", ignore_errors=True)
+        """The SB3 backend's final arena (same players, files and tables; a run extended by
+        ``--resume`` replaces the old policy's arena)."""
         return Trainer.final_arena(self)  # type: ignore[arg-type]
 
 

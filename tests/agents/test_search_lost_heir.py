@@ -44,8 +44,9 @@ def test_the_spec_parses_and_refuses_bad_arguments():
     policy = load_policy("pimc:time=0.25,worlds=5", "lost_heir", 0)
     assert (policy.worlds, policy.seconds) == (5, 0.25)
     policy = load_policy("pimc", "lost_heir", 0, {"take_a_lead": "after_second_trick"})
-    assert policy.worlds == 8 and policy.config.take_a_lead == "after_second_trick"
-    assert load_policy("pimc:caution=1.5", "lost_heir", 0).caution == 1.5
+    assert policy.worlds == 16 and policy.caution == 1.5  # the measured defaults
+    assert policy.config.take_a_lead == "after_second_trick"
+    assert load_policy("pimc:caution=0", "lost_heir", 0).caution == 0
     for bad, named in [
         ("pimc:worlds=0", "worlds"),
         ("pimc:worlds=2.5", "worlds"),

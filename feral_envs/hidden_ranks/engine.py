@@ -650,13 +650,17 @@ def observe(row, seat, out):
     _constant_planes(row, seat, out[P_FIRST_CONSTANT:N_PLANES])
     _copy_square_zero(out)
     table = ((seat * 2) + (1 if row[PHASE] == PHASE_SETUP else 0)) * 256
+    occupied = np.empty(N_SQUARES, dtype=np.int64)  # listed without a branch per square
+    count = 0
     for ego in range(N_SQUARES):
-        code = row[BOARD + _square(seat, ego)]
-        if code != EMPTY:
-            base = ego * N_PLANES
-            entry = (table + code) * _SET_PER_SQUARE
-            for k in range(_SET_PER_SQUARE):
-                out[base + np.int64(_SQUARE_PLANE[entry + k])] = _SQUARE_VALUE[entry + k]
+        occupied[count] = ego
+        count += row[BOARD + _square(seat, ego)] != EMPTY
+    for k in range(count):
+        ego = occupied[k]
+        base = ego * N_PLANES
+        entry = (table + row[BOARD + _square(seat, ego)]) * _SET_PER_SQUARE
+        for j in range(_SET_PER_SQUARE):
+            out[base + np.int64(_SQUARE_PLANE[entry + j])] = _SQUARE_VALUE[entry + j]
     _observe_last_move(out, row, seat, seat, P_MY_LAST_FROM)
     _observe_last_move(out, row, seat, 1 - seat, P_ENEMY_LAST_FROM)
 

@@ -147,6 +147,13 @@ class VectorEnv:
         """The games' state rows (one per game; see the engine's ``STATE`` layout)."""
         self.action_rows = self._action_streams()
         """The random streams of :meth:`random_actions`, one per game, apart from the games'."""
+        layout = getattr(engine, "LEGAL", None)
+        self._legal = () if layout is None else (np.zeros((self.num_envs, layout.size), np.int32),)
+        """The engine's legal-action caches (``LEGAL``, one per game; none where the engine
+        keeps none), the last argument of the step, reset and random kernels: filled as a
+        step writes the masks, they spare :meth:`random_actions` the move generator. A cache
+        holds only while its game's row is the row it was filled from, so nothing else needs
+        to keep it."""
 
     # ------------------------------------------------------------------ starting games
 
@@ -184,7 +191,9 @@ class VectorEnv:
             rows[:] = template
             rows[:, : stream.N_WORDS] = words
             out = self._outputs()
-            engine.reset_batch(rows, out.observation_flat, out.action_mask, out.current_seat)
+            engine.reset_batch(
+                rows, out.observation_flat, out.action_mask, out.current_seat, *self._legal
+            )
             self.rows = rows
             return out.batch(self)
         for i, options_i in enumerate(per_game):
@@ -244,6 +253,7 @@ class VectorEnv:
             out.rewards,
             out.terminated,
             out.truncated,
+            *self._legal,
         )
         return out.batch(self)
 
@@ -251,7 +261,7 @@ class VectorEnv:
         """A uniform legal action in every game (0 in a game that is over), drawn inside the
         kernel from streams apart from the games' own (random actions never change deals)."""
         out = np.empty(self.num_envs, dtype=np.int64)
-        self.engine.random_batch(self.rows, self.action_rows, out)
+        self.engine.random_batch(self.rows, self.action_rows, out, *self._legal)
         return out
 
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -362,6 +372,7 @@ class VectorEnv:
         other.__dict__.update(self.__dict__)
         other.rows = self.rows.copy()
         other.action_rows = self.action_rows.copy()
+        other._legal = tuple(cache.copy() for cache in self._legal)
         other._entropy = np.random.default_rng()
         other._entropy.bit_generator.state = self._entropy.bit_generator.state
         return other

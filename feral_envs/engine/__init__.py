@@ -27,6 +27,13 @@ What each game's ``engine`` module provides (the same names in every game):
   ``to_act``, else zeros);
 * ``COMPACT_DTYPES`` (optional; the integer observation dtypes :mod:`feral_envs.vector`
   offers, with ``COMPACT_RECODED``, the entries whose compact value is not the float32 one);
+* ``LEGAL`` (optional; Hidden Ranks): the layout of a per-game int32 legal-action cache.
+  :mod:`feral_envs.vector` then holds one per game and passes the ``(n, LEGAL.size)`` array
+  as the last argument of ``step_batch``, ``reset_batch`` and ``random_batch``: the first two
+  fill it as they write the masks, the last draws from it, so a step of
+  ``step(random_actions())`` runs the move generator once. A cache holds only while its
+  game's row equals the row it was filled from (checked entry for entry), so a draw never
+  depends on it;
 * batch kernels over ``rows`` (``prange`` over the games), used by
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
   ``first_illegal``, ``observe_batch(rows, seats, obs)``, ``masks_batch(rows, masks)``;

@@ -228,15 +228,23 @@ def _banned(row, seat):
 
 
 @njit(cache=True)
+def _reach_one(row, seat, ego, direction):
+    """:func:`_reach` of a piece that moves one square: 1 onto an empty or an enemy square,
+    else 0."""
+    return np.int64(_CAN_ENTER[seat, row[BOARD + _RAY[seat, ego, direction, 0]]])
+
+
+@njit(cache=True)
 def _reach(row, seat, ego, direction, code):
     """How far the piece ``code`` on ``ego`` may move in ``direction``: distances
     ``1 .. reach`` are its moves there (the no-shuttling rule aside)."""
-    limit = MAX_DISTANCE if _IS_SCOUT[seat, code] else 1
-    for k in range(limit):
+    if not _IS_SCOUT[seat, code]:
+        return _reach_one(row, seat, ego, direction)
+    for k in range(MAX_DISTANCE):
         target = row[BOARD + _RAY[seat, ego, direction, k]]
         if target != EMPTY:
             return k + 1 if _CAN_ENTER[seat, target] else k
-    return limit
+    return MAX_DISTANCE
 
 
 # --- legal actions ------------------------------------------------------------------------
@@ -297,25 +305,9 @@ def _nth_legal(row, n):
 @njit(cache=True)
 def legal_mask(row, out):
     """Write the int8 mask (N_ACTIONS,) of the seat to act: all zeros once the game is over."""
-    out[:] = 0
-    if row[TERMINATED]:
-        return
-    seat = row[TO_MOVE]
-    if row[PHASE] == PHASE_SETUP:
-        for ego in range(N_HOME):
-            if row[BOARD + _square(seat, ego)] == EMPTY:
-                out[ego] = 1
-        return
-    for ego in range(N_SQUARES):
-        code = row[BOARD + _square(seat, ego)]
-        if _CAN_MOVE[seat, code]:
-            for direction in range(N_DIRECTIONS):
-                first = N_PLACE + ego * _DISTANCES + direction * MAX_DISTANCE
-                for action in range(first, first + _reach(row, seat, ego, direction, code)):
-                    out[action] = 1
-    banned = _banned(row, seat)
-    if banned >= 0:
-        out[banned] = 0
+    legal = np.empty(LEGAL_SIZE, dtype=np.int32)
+    _fill_legal(row, legal)
+    _mask_from_legal(legal, out)
 
 
 @njit(cache=True)
@@ -636,26 +628,39 @@ def _constant_planes(row, seat, planes):
 
 
 @njit(cache=True)
+def _copy_square_zero(out):
+    """Copy square 0's planes onto every other square, doubling the copied span each time:
+    a few long copies that the compiler turns into vector moves (where one strided write per
+    constant plane and square would cost a store per entry)."""
+    done = N_PLANES
+    while done < OBS_SIZE:
+        size = min(done, OBS_SIZE - done)
+        for k in range(size):
+            out[done + k] = out[k]
+        done += size
+
+
+@njit(cache=True)
 def observe(row, seat, out):
     """Write ``seat``'s observation into ``out`` (flat, OBS_SIZE, any numeric dtype): the
     values ``encoding.OBS`` documents, square ``ego`` at ``out[ego * N_PLANES : ...]``. The
     ``move_count`` plane is ``moves / max_moves`` in a float ``out``, ``100 * moves //
     max_moves`` in an integer one (the compact dtype, ``COMPACT_DTYPES``)."""
-    out[:] = 0
-    _constant_planes(row, seat, out[P_FIRST_CONSTANT:N_PLANES])  # square 0's, then the others
-    for plane in range(P_FIRST_CONSTANT, N_PLANES):
-        value = out[plane]
-        if value != 0:
-            for ego in range(1, N_SQUARES):
-                out[ego * N_PLANES + plane] = value
+    out[:P_FIRST_CONSTANT] = 0  # square 0: no piece, and the constant planes
+    _constant_planes(row, seat, out[P_FIRST_CONSTANT:N_PLANES])
+    _copy_square_zero(out)
     table = ((seat * 2) + (1 if row[PHASE] == PHASE_SETUP else 0)) * 256
+    occupied = np.empty(N_SQUARES, dtype=np.int64)  # listed without a branch per square
+    count = 0
     for ego in range(N_SQUARES):
-        code = row[BOARD + _square(seat, ego)]
-        if code != EMPTY:
-            base = ego * N_PLANES
-            entry = (table + code) * _SET_PER_SQUARE
-            for k in range(_SET_PER_SQUARE):
-                out[base + np.int64(_SQUARE_PLANE[entry + k])] = _SQUARE_VALUE[entry + k]
+        occupied[count] = ego
+        count += row[BOARD + _square(seat, ego)] != EMPTY
+    for k in range(count):
+        ego = occupied[k]
+        base = ego * N_PLANES
+        entry = (table + row[BOARD + _square(seat, ego)]) * _SET_PER_SQUARE
+        for j in range(_SET_PER_SQUARE):
+            out[base + np.int64(_SQUARE_PLANE[entry + j])] = _SQUARE_VALUE[entry + j]
     _observe_last_move(out, row, seat, seat, P_MY_LAST_FROM)
     _observe_last_move(out, row, seat, 1 - seat, P_ENEMY_LAST_FROM)
 
@@ -664,18 +669,27 @@ def observe(row, seat, out):
 
 
 @njit(cache=True)
-def _outputs(row, i, obs, masks, seats):
+def _outputs(row, i, obs, masks, seats, legal):
+    """Game ``i``'s seat to act, its observation and mask; its ``LEGAL`` cache filled on
+    the way if there are caches (``legal`` not None)."""
     seats[i] = row[TO_MOVE]
     observe(row, seats[i], obs[i])
-    legal_mask(row, masks[i])
+    if legal is None:
+        legal_mask(row, masks[i])
+    else:
+        _fill_legal(row, legal[i])
+        _mask_from_legal(legal[i], masks[i])
 
 
 @njit(cache=True, parallel=True)
-def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, truncated):
+def step_batch(
+    rows, actions, points, obs, masks, seats, rewards, terminated, truncated, legal=None
+):
     """One step of every game: a finished game restarts (``new_game``, its action ignored),
     the others play ``actions[i]``; then the outputs of the seat to act. Rewards as the AEC
     env's: ``reward="win"`` +1 / -1 at a decisive end; ``points`` (no score here) all 0.
-    The actions of running games must be legal (:func:`first_illegal` checks them)."""
+    The actions of running games must be legal (:func:`first_illegal` checks them).
+    ``legal`` (optional): one ``LEGAL`` cache per game, filled for :func:`random_batch`."""
     for i in prange(rows.shape[0]):
         row = rows[i]
         rewards[i, :] = 0
@@ -687,17 +701,18 @@ def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, tr
             if row[TERMINATED] and winner != DRAW and not points:
                 for seat in range(N_SEATS):
                     rewards[i, seat] = 1.0 if TEAM_OF_SEAT[seat] == winner else -1.0
-        _outputs(row, i, obs, masks, seats)
+        _outputs(row, i, obs, masks, seats, legal)
         terminated[i] = row[TERMINATED] != 0
         truncated[i] = False
 
 
 @njit(cache=True, parallel=True)
-def reset_batch(rows, obs, masks, seats):
-    """``new_game`` in every row (stream and keywords set by the caller), then the outputs."""
+def reset_batch(rows, obs, masks, seats, legal=None):
+    """``new_game`` in every row (stream and keywords set by the caller), then the outputs
+    (and the ``LEGAL`` caches, as :func:`step_batch`)."""
     for i in prange(rows.shape[0]):
         new_game(rows[i])
-        _outputs(rows[i], i, obs, masks, seats)
+        _outputs(rows[i], i, obs, masks, seats, legal)
 
 
 @njit(cache=True, parallel=True)
@@ -739,10 +754,14 @@ def apply_batch(rows, actions):
 
 
 @njit(cache=True)
-def _legal_runs(row, firsts, lengths):
+def _legal_runs(row, firsts, lengths, movers):
     """The legal actions of the seat to act as runs of consecutive actions, in action order:
     run ``k`` is ``firsts[k] .. firsts[k] + lengths[k] - 1``. Returns the number of runs (at
-    most ``MAX_RUNS``; 0 once the game is over)."""
+    most ``MAX_RUNS``; 0 once the game is over). ``movers`` (``MAX_ARMY`` entries) is
+    scratch: the ego squares of the seat's pieces that move, listed first without a branch
+    per square, so that the loop over them has no branch to guess wrong (nor has a piece
+    that moves one square: its reach is 0 or 1, written as a run of that length and kept if
+    it is 1)."""
     if row[TERMINATED]:
         return 0
     seat = row[TO_MOVE]
@@ -754,22 +773,28 @@ def _legal_runs(row, firsts, lengths):
                 runs += 1
         return runs
     banned = _banned(row, seat)
+    count = 0
     for ego in range(N_SQUARES):
+        movers[count] = ego
+        count += _CAN_MOVE[seat, row[BOARD + _square(seat, ego)]]
+    for k in range(count):
+        ego = movers[k]
         code = row[BOARD + _square(seat, ego)]
-        if not _CAN_MOVE[seat, code]:
-            continue
+        scout = _IS_SCOUT[seat, code]
         for direction in range(N_DIRECTIONS):
             first = N_PLACE + ego * _DISTANCES + direction * MAX_DISTANCE
-            reach = _reach(row, seat, ego, direction, code)
+            if scout:
+                reach = _reach(row, seat, ego, direction, code)
+            else:
+                reach = _reach_one(row, seat, ego, direction)
             if first <= banned < first + reach:  # the banned move splits the run
                 if banned > first:
                     firsts[runs], lengths[runs] = first, banned - first
                     runs += 1
                 reach -= banned + 1 - first
                 first = banned + 1
-            if reach > 0:
-                firsts[runs], lengths[runs] = first, reach
-                runs += 1
+            firsts[runs], lengths[runs] = first, reach
+            runs += reach > 0
     return runs
 
 
@@ -778,33 +803,100 @@ MAX_RUNS = MAX_ARMY * N_DIRECTIONS + 1
 (the setup phase has at most ``N_HOME`` runs of one)."""
 assert MAX_RUNS >= N_HOME
 
+LEGAL = Layout(
+    ("valid", 1, "1 once the entries below hold the legal actions of the state row in `row`"),
+    ("row", ROW_SIZE, "the state row they are of: they hold while the game's row equals it"),
+    ("count", 1, "how many legal actions the seat to act has (0 once the game is over)"),
+    ("runs", 1, "how many runs of consecutive legal actions (`_legal_runs`)"),
+    ("firsts", MAX_RUNS, "run `k`'s first action"),
+    ("lengths", MAX_RUNS, "run `k`'s number of actions"),
+    ("movers", MAX_ARMY, "scratch of `_legal_runs`: the squares of the pieces that move"),
+)
+"""The int32 legal-action cache of one game: the runs of ``_legal_runs`` and the row they
+are of. ``step_batch`` and ``reset_batch`` fill it while they write each game's mask, and
+``random_batch`` draws from it, so the move generator runs once a step; a cache whose row is
+not the game's (the row was set, reset or changed since) is computed again, so it can never
+give an action that is not legal. :mod:`feral_envs.vector` holds one per game."""
+LEGAL_SIZE = LEGAL.size
+LEGAL_VALID = LEGAL.valid.start
+LEGAL_ROW = LEGAL.row.start
+LEGAL_COUNT = LEGAL.count.start
+LEGAL_RUNS = LEGAL.runs.start
+LEGAL_FIRSTS = LEGAL.firsts.start
+LEGAL_LENGTHS = LEGAL.lengths.start
+LEGAL_MOVERS = LEGAL.movers.start
+
 
 @njit(cache=True)
-def _random_legal(row, rng_row, firsts, lengths):
-    """A uniform legal action: the ``below(rng_row, count)``-th legal action in action order,
-    from one pass of the move generator; 0 (nothing drawn) once the game is over."""
-    runs = _legal_runs(row, firsts, lengths)
+def _fill_legal(row, legal):
+    """Compute ``row``'s legal actions into the cache ``legal`` (``LEGAL``)."""
+    runs = _legal_runs(
+        row,
+        legal[LEGAL_FIRSTS : LEGAL_FIRSTS + MAX_RUNS],
+        legal[LEGAL_LENGTHS : LEGAL_LENGTHS + MAX_RUNS],
+        legal[LEGAL_MOVERS : LEGAL_MOVERS + MAX_ARMY],
+    )
     count = 0
     for k in range(runs):
-        count += lengths[k]
+        count += legal[LEGAL_LENGTHS + k]
+    legal[LEGAL_RUNS] = runs
+    legal[LEGAL_COUNT] = count
+    for k in range(ROW_SIZE):
+        legal[LEGAL_ROW + k] = row[k]
+    legal[LEGAL_VALID] = 1
+
+
+@njit(cache=True)
+def _holds(legal, row):
+    """Whether the cache ``legal`` holds ``row``'s legal actions: it is valid and its row
+    equals ``row`` entry for entry."""
+    differ = 0
+    for k in range(ROW_SIZE):  # no early exit: one vector pass
+        differ |= legal[LEGAL_ROW + k] ^ row[k]
+    return legal[LEGAL_VALID] == 1 and differ == 0
+
+
+@njit(cache=True)
+def _mask_from_legal(legal, out):
+    """Write the int8 mask (N_ACTIONS,) of the cache's legal actions."""
+    out[:] = 0
+    for k in range(legal[LEGAL_RUNS]):
+        first = legal[LEGAL_FIRSTS + k]
+        for action in range(first, first + legal[LEGAL_LENGTHS + k]):
+            out[action] = 1
+
+
+@njit(cache=True)
+def _draw_legal(legal, rng_row):
+    """A uniform legal action of the cache: the ``below(rng_row, count)``-th in action order;
+    0 (nothing drawn) once the game is over."""
+    count = legal[LEGAL_COUNT]
     if count == 0:
         return 0
     n = below(rng_row, count)
-    for k in range(runs):
-        if n < lengths[k]:
-            return firsts[k] + n
-        n -= lengths[k]
+    for k in range(legal[LEGAL_RUNS]):
+        length = legal[LEGAL_LENGTHS + k]
+        if n < length:
+            return legal[LEGAL_FIRSTS + k] + n
+        n -= length
     return 0  # not reached
 
 
 @njit(cache=True, parallel=True)
-def random_batch(rows, rng_rows, out):
+def random_batch(rows, rng_rows, out, legal=None):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the
-    game's own stream); 0 for a game that is over (nothing drawn)."""
+    game's own stream); 0 for a game that is over (nothing drawn). ``legal`` (optional, one
+    ``LEGAL`` cache per game) spares the move generator where it holds the game's row, and
+    is filled where it does not."""
     for i in prange(rows.shape[0]):
-        firsts = np.empty(MAX_RUNS, dtype=np.int64)
-        lengths = np.empty(MAX_RUNS, dtype=np.int64)
-        out[i] = _random_legal(rows[i], rng_rows[i], firsts, lengths)
+        if legal is None:
+            cache = np.empty(LEGAL_SIZE, dtype=np.int32)
+            _fill_legal(rows[i], cache)
+        else:
+            cache = legal[i]
+            if not _holds(cache, rows[i]):
+                _fill_legal(rows[i], cache)
+        out[i] = _draw_legal(cache, rng_rows[i])
 
 
 @njit(cache=True, parallel=True)

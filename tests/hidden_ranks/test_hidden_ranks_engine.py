@@ -430,6 +430,7 @@ for combo, limit in [(c, m) for c in T.COMBOS for m in (4, 30)]:
     T.play_random(T.Play(config, games, {}), rng)
     games += 1
 T.check_batch(T.COMBOS[1], 3, 30, np.int8, False)
+T.check_batch(T.COMBOS[1], 3, 30, np.int8, False, cached=True)
 print("plain python games:", games)
 """
 
@@ -452,10 +453,12 @@ def test_the_engine_runs_as_plain_python():
 # --- 4. batch kernels -----------------------------------------------------------------------
 
 
-def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
+def check_batch(combo: dict, n: int, steps: int, dtype, points: bool, cached: bool = False) -> int:
     """``steps`` of ``step_batch`` with ``random_batch`` actions against the same games played
     alone with the single-game kernels, every output at every step; a restarted game is the
-    game ``start`` gives from the same stream. Returns how many games restarted."""
+    game ``start`` gives from the same stream. ``cached``: the batch kernels keep ``LEGAL``
+    caches (as ``feral_envs.vector`` does). Returns how many games restarted."""
+    caches = (np.zeros((n, E.LEGAL_SIZE), dtype=np.int32),) if cached else ()
     config = rules.make_config(**combo, max_moves=12)
     rows = np.stack([new_row(config, {}, seed) for seed in range(n)])
     alone = rows.copy()
@@ -468,7 +471,7 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
     terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     actions = np.zeros(n, dtype=np.int64)
     one_obs, one_mask = np.zeros(E.OBS_SIZE, dtype=dtype), np.zeros(E.N_ACTIONS, dtype=np.int8)
-    E.reset_batch(rows, obs, masks, seats)
+    E.reset_batch(rows, obs, masks, seats, *caches)
     for i in range(n):
         E.new_game(alone[i])
     restarts = 0
@@ -481,7 +484,7 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
             assert np.array_equal(obs[i], one_obs) and np.array_equal(masks[i], one_mask), step
         if step == steps:
             return restarts
-        E.random_batch(rows, rng_rows, actions)
+        E.random_batch(rows, rng_rows, actions, *caches)
         expected = np.zeros((n, E.N_SEATS), dtype=np.float32)
         restarted = {}
         for i in range(n):
@@ -497,7 +500,9 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
             terminated_i, _, winner = E.status(alone[i])
             if terminated_i and winner != E.DRAW and not points:
                 expected[i] = np.where(E.TEAM_OF_SEAT == winner, 1.0, -1.0)
-        E.step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, truncated)
+        E.step_batch(
+            rows, actions, points, obs, masks, seats, rewards, terminated, truncated, *caches
+        )
         assert np.array_equal(rewards, expected), step
         for i in range(n):
             assert (terminated[i], truncated[i]) == tuple(map(bool, E.status(alone[i])[:2]))
@@ -507,11 +512,92 @@ def check_batch(combo: dict, n: int, steps: int, dtype, points: bool) -> int:
     return restarts
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])
 @pytest.mark.parametrize("dtype", [np.float32, np.int8])
 @pytest.mark.parametrize("combo", COMBOS, ids=lambda c: f"{c['mode']}-{c['setup']}")
-def test_batch_kernels_match_single_games(combo, dtype):
-    restarts = check_batch(combo, 24, 120 if combo["setup"] == "choose" else 40, dtype, False)
+def test_batch_kernels_match_single_games(combo, dtype, cached):
+    steps = 120 if combo["setup"] == "choose" else 40
+    restarts = check_batch(combo, 24, steps, dtype, False, cached)
     assert restarts > 0
+
+
+def _positions(mode: str, n: int) -> np.ndarray:
+    """``n`` rows of random games a random number of moves in, some of them over."""
+    config = rules.make_config(mode=mode, setup="random", max_moves=60)
+    rng = np.random.default_rng(3)
+    rows = np.stack([new_row(config, {}, seed) for seed in range(n)])
+    mask = np.zeros(E.N_ACTIONS, dtype=np.int8)
+    for i in range(n):
+        for _ in range(rng.integers(0, 80)):
+            E.legal_mask(rows[i], mask)
+            if not mask.any():
+                break
+            E.apply(rows[i], int(rng.choice(np.flatnonzero(mask))))
+    return rows
+
+
+def _uncached_draws(rows: np.ndarray, rng_rows: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(rows), dtype=np.int64)
+    E.random_batch(rows, rng_rows.copy(), out)
+    return out
+
+
+@pytest.mark.parametrize("mode", rules.MODES)
+def test_legal_caches_draw_what_the_move_generator_draws(mode):
+    """``random_batch`` with ``LEGAL`` caches draws the very action it draws without them,
+    whether a cache holds its game's row, holds another row, or was never filled; and every
+    cache it leaves holds its row, with the legal mask's actions."""
+    rows = _positions(mode, 64)
+    n = len(rows)
+    assert 0 < rows[:, E.TERMINATED].sum() < n
+    rng_rows = np.stack([seed_words(500 + i) for i in range(n)])
+    legal = np.zeros((n, E.LEGAL_SIZE), dtype=np.int32)  # never filled: not valid
+    legal[1::4, E.LEGAL_VALID] = 1  # valid, of an all-zero row: not these rows
+    out = np.zeros(n, dtype=np.int64)
+    mask, from_cache = np.zeros(E.N_ACTIONS, dtype=np.int8), np.zeros(E.N_ACTIONS, dtype=np.int8)
+    for round_ in range(3):
+        expected = _uncached_draws(rows, rng_rows)
+        E.random_batch(rows, rng_rows, out, legal)
+        assert np.array_equal(out, expected), round_
+        for i in range(n):
+            assert E._holds(legal[i], rows[i])
+            E.legal_mask(rows[i], mask)
+            E._mask_from_legal(legal[i], from_cache)
+            assert np.array_equal(mask, from_cache)
+            assert legal[i, E.LEGAL_COUNT] == mask.sum()
+            assert mask[out[i]] == 1 or (rows[i, E.TERMINATED] and out[i] == 0)
+        legal = legal[np.roll(np.arange(n), 1)]  # every cache now holds another game's row
+
+
+def test_a_legal_cache_follows_any_change_of_its_row():
+    """A cache filled for a row, then the row changed in one entry that decides the legal
+    actions (a piece, the seat to act, the shuttle count, the end): the next draw is the
+    changed row's, never one of the stale actions."""
+    positions = _positions("full", 16)
+    row = positions[np.flatnonzero(positions[:, E.TERMINATED] == 0)[0]]
+    rows = row[None, :].copy()
+    legal = np.zeros((1, E.LEGAL_SIZE), dtype=np.int32)
+    rng_rows = np.stack([seed_words(9)])
+    out = np.zeros(1, dtype=np.int64)
+    seat = int(row[E.TO_MOVE])
+    mine = [
+        s for s in range(E.N_SQUARES) if E._CAN_MOVE[seat, rows[0, E.BOARD + s]]
+    ]  # a piece of the seat to act that moves
+    changes = {
+        "piece removed": (E.BOARD + mine[0], E.EMPTY),
+        "other seat to act": (E.TO_MOVE, 1 - seat),
+        "shuttle at 3": (E.SHUTTLE + seat, 3),
+        "game over": (E.TERMINATED, 1),
+    }
+    for name, (index, value) in changes.items():
+        rows[0] = row
+        for _ in range(3):  # draws from the filled cache
+            E.random_batch(rows, rng_rows, out, legal)
+        rows[0, index] = value
+        expected = _uncached_draws(rows, rng_rows)
+        E.random_batch(rows, rng_rows, out, legal)
+        assert out[0] == expected[0], name
+        assert E._holds(legal[0], rows[0]), name
 
 
 def test_batch_rewards_in_both_modes():

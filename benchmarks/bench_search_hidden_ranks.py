@@ -83,10 +83,10 @@ def main() -> None:
     env.reset(seed=0)
     obs = env.observe("gold")["observation"]
     rng = np.random.default_rng(0)
-    search.sample_from_observation(obs, env.config, rng)
+    search.sample_from_observation(obs, env.config, 0, rng)
     n, started = 0, time.perf_counter()
     while time.perf_counter() - started < 1.0:
-        search.sample_from_observation(obs, env.config, rng)
+        search.sample_from_observation(obs, env.config, 0, rng)
         n += 1
     print(f"sample_from_observation (full, one call per world): {n / 1.0:,.0f} worlds/s")
     # The bot's kernel draws its worlds inside the search: the sampler alone, in the kernel.

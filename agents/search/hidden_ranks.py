@@ -2,12 +2,14 @@
 
 For each move decision the bot draws ``worlds`` full game states from its observation
 (:func:`feral_envs.hidden_ranks.search.world_from_observation`, the env's own sampler, with
-a Flag prior: row weights :data:`FLAG_ROWS`), and in each world values every legal move by
-an alpha-beta search ``depth`` plies deep (the bot's move, the enemy's reply, ...) with the
-evaluation below; it plays the move of the best mean value over the worlds, less a small
-penalty for repeating one of its last moves. The worlds are open: in each, both sides play
-as if they knew every rank of that world (determinized search), so a strike on an unknown
-piece is valued by what it meets in each world, i.e. by the chances the sampler gives.
+a Flag prior by square, :func:`flag_prior`: the row weights :data:`FLAG_ROWS`, times
+:data:`FLAG_CORNER` on the corner columns and more next to a known enemy Bomb), and in each
+world values every legal move by an alpha-beta search ``depth`` plies deep (the bot's move,
+the enemy's reply, ...) with the evaluation below; it plays the move of the best mean value
+over the worlds, less a small penalty for repeating one of its last moves. The worlds are
+open: in each, both sides play as if they knew every rank of that world (determinized
+search), so a strike on an unknown piece is valued by what it meets in each world, i.e. by
+the chances the sampler gives.
 
 Evaluation (the bot's point of view; a win +:data:`WIN`, a loss -:data:`WIN`, a draw 0,
 sooner wins better): material, by :data:`VALUE` (the Spy 1 once the enemy Marshal is gone, a
@@ -17,7 +19,10 @@ Flag race, the bot's minus the enemy's: for each side, :data:`PULL` times
 ``HUNT[rank] * DECAY ** d`` for its mobile piece that scores most on it, ``d`` its distance
 to the other side's Flag in single steps around the lakes, plus :data:`PULL_EACH` times the
 sum of that over its mobile pieces; and :data:`DEFEND` times ``THREAT_DECAY ** (d - 1)``
-summed over its mobile pieces (the threat to the other side's Flag, any rank alike).
+summed over its mobile pieces (the threat to the other side's Flag, any rank alike); and
+:data:`GUARD` times the open sides of the side's Flag (squares next to it, lakes and the edge
+aside, that hold no piece of its own: a Bomb or any piece closes a side), the enemy's minus
+the bot's.
 
 Setup (``setup="choose"``): the heuristic's documented setup rule
 (:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed).
@@ -57,6 +62,7 @@ TERMINATED, WINNER, TO_MOVE = E.TERMINATED, E.WINNER, E.TO_MOVE
 SPY, MINER, MARSHAL, BOMB, FLAG = rules.SPY, rules.MINER, rules.MARSHAL, rules.BOMB, rules.FLAG
 EMPTY, LAKE = rules.EMPTY, rules.LAKE
 OWNER_BIT, PUBLIC_BIT, RANK_BITS = rules.OWNER_BIT, rules.PUBLIC_BIT, rules.RANK_BITS
+MOVED_BIT = rules.MOVED_BIT
 N_SQUARES = rules.N_SQUARES
 MAX_LEGAL = 1500
 """More than any position's legal moves (40 pieces, at most 36 moves each)."""
@@ -70,6 +76,12 @@ WIN = 100.0
 INFO = 0.15
 PULL, PULL_EACH, DECAY = 2.0, 0.1, 0.8
 DEFEND, THREAT_DECAY = 6.0, 0.6
+UNMOVED = 0.0
+GUARD = 3.0
+"""Cost of each open side of a side's Flag: a square next to it (on the board, no lake) that
+holds no piece of its own side (empty, or an enemy piece), for either side."""
+"""Value of each mobile piece that has not moved and whose rank is unknown to the other
+side (a piece the other side must count as a possible Bomb or Flag), for either side."""
 HUNT = np.array([0, 0.3, 0.7, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0, 0], dtype=np.float64)
 """Weight of each mobile rank's pull toward the enemy Flag: Miners most, the high ranks
 least (a Bomb may stand by the Flag)."""
@@ -78,7 +90,32 @@ REPEAT, REPEAT_CAP, MEMORY = 0.3, 0.9, 12
 FLAG_ROWS = np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 4], dtype=np.float64)
 """The Flag prior of the worlds: weight of an unmoved unknown enemy piece being the Flag, by
 ego row (row 9 is the enemy's back row; its home rows are 6-9)."""
+FLAG_CORNER = 3.0
+"""Factor of the Flag prior on the two corners of each row (a corner has two open sides,
+the fewest to close with Bombs)."""
+FLAG_BOMB = 2.0
+"""Added to the Flag prior's factor (1) per known enemy Bomb next to the square."""
 TIE_BREAK = 1e-6
+
+_EGO_ROW, _EGO_COL = np.divmod(np.arange(N_SQUARES), 10)
+_NEIGHBOURS = np.zeros((N_SQUARES, N_SQUARES))
+for _s in range(N_SQUARES):
+    for _t in range(N_SQUARES):
+        _NEIGHBOURS[_s, _t] = (
+            abs(_EGO_ROW[_s] - _EGO_ROW[_t]) + abs(_EGO_COL[_s] - _EGO_COL[_t]) == 1
+        )
+
+
+def flag_prior(flat: np.ndarray) -> np.ndarray:
+    """The worlds' Flag weights by ego square, from the observation ``flat``:
+    :data:`FLAG_ROWS` by row, times :data:`FLAG_CORNER` on the corner columns, times
+    ``1 + FLAG_BOMB`` per known enemy Bomb next to the square (the sampler puts the Flag on
+    an unmoved unknown enemy piece by these weights)."""
+    planes = flat.reshape(N_SQUARES, E.N_PLANES)
+    bombs = planes[:, E.P_ENEMY_RANK + BOMB - 1] > 0
+    weights = FLAG_ROWS[_EGO_ROW] * np.where((_EGO_COL == 0) | (_EGO_COL == 9), FLAG_CORNER, 1.0)
+    return weights * (1.0 + FLAG_BOMB * (_NEIGHBOURS @ bombs))
+
 
 _LAKE_MASK = np.zeros(N_SQUARES, dtype=bool)
 _LAKE_MASK[list(rules.LAKE_SQUARES)] = True
@@ -122,6 +159,7 @@ def _evaluate(row, me, params, facts):
         marshals[side] = facts[2 + side] - row[E.REMOVED + rules.N_RANKS * side + MARSHAL - 1]
         bombs[side] = facts[4 + side] - row[E.REMOVED + rules.N_RANKS * side + BOMB - 1]
     info, pull, pull_each, defend = params[0], params[1], params[2], params[3]
+    unmoved = params[5]
     score = 0.0
     nearest = np.zeros(2)
     total = np.zeros(2)
@@ -141,6 +179,8 @@ def _evaluate(row, me, params, facts):
         score += sign * value
         if code & PUBLIC_BIT:
             score -= sign * info * value
+        elif rank < BOMB and not code & MOVED_BIT:
+            score += sign * unmoved
         if rank < BOMB and flag[other] >= 0:
             steps = DIST[square, flag[other]]
             p = HUNT[rank] * POWER[steps]
@@ -148,6 +188,24 @@ def _evaluate(row, me, params, facts):
             if p > nearest[side]:
                 nearest[side] = p
             threat[side] += THREAT[steps]
+    guard = params[6]
+    if guard != 0.0:
+        for side in range(2):
+            square = flag[side]
+            if square < 0:
+                continue
+            sign = 1.0 if side == me else -1.0
+            for step in range(4):
+                if (step == 0 and square % 10 == 0) or (step == 1 and square % 10 == 9):
+                    continue
+                target = square + (-1, 1, -10, 10)[step]
+                if target < 0 or target >= N_SQUARES:
+                    continue
+                code = row[BOARD + target]
+                if code == LAKE:
+                    continue
+                if code == EMPTY or (code >> 4) & 1 != side:
+                    score -= sign * guard
     score += pull * (nearest[me] - nearest[1 - me]) + pull_each * (total[me] - total[1 - me])
     score -= defend * (threat[1 - me] - threat[me])
     return score
@@ -301,7 +359,9 @@ class MinimaxBot(BasePolicy):
         self.config = rules.make_config(**config_keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
-        self.params = np.array([INFO, PULL, PULL_EACH, DEFEND, WIN], dtype=np.float64)
+        self.params = np.array(
+            [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD], dtype=np.float64
+        )
         self.history: deque[tuple[int, int]] = deque(maxlen=MEMORY)
         self.decisions = 0
         self.seconds = 0.0
@@ -357,10 +417,11 @@ class MinimaxBot(BasePolicy):
         setup = E.SETUPS.index(self.config.setup)
         done = 0
         start = time.perf_counter()
+        prior = flag_prior(flat)
         while done < self.worlds:
             chunk = self.worlds - done if self.time_limit is None else min(2, self.worlds - done)
             got = search(
-                flat, mode, setup, self.config.max_moves, FLAG_ROWS, stream, chunk,
+                flat, mode, setup, self.config.max_moves, prior, stream, chunk,
                 self.depth, self.params, roots, totals,
             )  # fmt: skip
             done += got

@@ -20,11 +20,12 @@ minus those of public rank on the board; a Scout that moved more than one square
 the engine marks it so). An enemy piece that has moved gets a mobile rank (never a Bomb or
 the Flag). The draw is uniform over the assignments that respect this, unless a Flag prior is
 given (:func:`sample_from_observation`'s ``flag_rows``: the Flag is first placed on an unmoved
-unknown piece with probability proportional to the weight of its row, then the rest
-uniformly); :func:`sample_world`, the env's, uses none. Nothing is inferred from the enemy's
-moves beyond "it moved". A position start (``reset(options={"position": ...})``) may hold
-fewer pieces than the army: the unknown pieces then get a uniform subset of the pieces not
-accounted for (and the Flag prior is not used).
+unknown piece with probability proportional to the weight of its row, or of its square,
+then the rest uniformly); :func:`sample_world`, the env's, uses none. Nothing is inferred
+from the enemy's moves beyond "it moved". A position start
+(``reset(options={"position": ...})``) may hold fewer pieces than the army: the unknown
+pieces then get a uniform subset of the pieces not accounted for (and the Flag prior is not
+used).
 
 What is not in the observation: ``last_strike`` (the last strike's record: square, seats,
 both ranks, result), which no rule reads. Both players saw that strike, so the env's
@@ -144,8 +145,9 @@ def world_from_observation(obs, seat, to_move, mode, setup, max_moves, flag_rows
     ``obs`` (flat, any float dtype) with ``to_move`` to act and the keywords given as the
     row holds them; draws from ``stream`` (int32 words, advanced), the world's own stream
     words included. ``flag_rows``: (10,) float64 weights of the Flag by ego row of ``seat``
-    (row 9 is the enemy's back row), or empty for a uniform draw. Returns ``OK``, or
-    ``INCONSISTENT`` if no army fits the observation (nothing a game can show)."""
+    (row 9 is the enemy's back row), (100,) by ego square, or empty for a uniform draw.
+    Returns ``OK``, or ``INCONSISTENT`` if no army fits the observation (nothing a game can
+    show)."""
     enemy = 1 - seat
     _new_words(stream, row)
     row[E.MODE] = mode
@@ -224,13 +226,15 @@ def world_from_observation(obs, seat, to_move, mode, setup, max_moves, flag_rows
     if moved > mobile:
         return INCONSISTENT
     weights = np.zeros(N_SQUARES, dtype=np.float64)
-    if flag_rows.size == SIDE and pool[FLAG] > 0 and size == n_unknown and n_unknown > moved:
-        # The Flag first, on an unmoved unknown piece, by the weight of its row.
+    prior = flag_rows.size == SIDE or flag_rows.size == N_SQUARES
+    if prior and pool[FLAG] > 0 and size == n_unknown and n_unknown > moved:
+        # The Flag first, on an unmoved unknown piece, by the weight of its row or square.
         total = 0.0
         for i in range(n_unknown):
             square = unknown[i]
             if not row[E.BOARD + square] & MOVED_BIT:
-                weights[i] = flag_rows[E._square(seat, square) // SIDE]
+                ego = E._square(seat, square)
+                weights[i] = flag_rows[ego // SIDE] if flag_rows.size == SIDE else flag_rows[ego]
                 total += weights[i]
         if total > 0.0:
             i = _draw(stream, weights, n_unknown)
@@ -268,9 +272,11 @@ def _flag_rows(flag_rows) -> np.ndarray:
     if flag_rows is None:
         return _NO_PRIOR
     weights = np.asarray(flag_rows, dtype=np.float64)
-    if weights.shape != (SIDE,) or not np.all(np.isfinite(weights)) or (weights < 0).any():
+    shape_ok = weights.shape in ((SIDE,), (N_SQUARES,))
+    if not shape_ok or not np.all(np.isfinite(weights)) or (weights < 0).any():
         raise ValueError(
-            f"flag_rows must be 10 finite weights >= 0 (one per ego row), got {flag_rows!r}"
+            "flag_rows must be 10 finite weights >= 0 (one per ego row) or 100 (one per ego "
+            f"square), got {flag_rows!r}"
         )
     return weights
 
@@ -288,8 +294,8 @@ def sample_from_observation(
     to act (default: ``seat``). The observation is in ``seat``'s ego frame; a policy, which
     does not know its colour, may call it with ``seat=GOLD`` (the rules are the same under
     the half turn, and its ego actions are the world's actions). ``flag_rows``: optional
-    weights of the Flag by ego row (module docstring). ``ValueError`` for an observation no
-    game can show (the wrong size, or no army fits it)."""
+    weights of the Flag by ego row, or by ego square (module docstring). ``ValueError`` for
+    an observation no game can show (the wrong size, or no army fits it)."""
     obs = np.asarray(observation).reshape(-1)
     if obs.size != E.OBS_SIZE:
         raise ValueError(f"observation must have {E.OBS_SIZE} entries, got {obs.size}")

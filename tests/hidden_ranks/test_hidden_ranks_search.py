@@ -16,6 +16,7 @@ import pytest
 
 import feral_envs
 from agents.registry import load_policy
+from agents.search import hidden_ranks as S
 from agents.search.hidden_ranks import MinimaxBot, hidden_flag_plan, make_minimax
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules, search
@@ -313,3 +314,124 @@ def test_the_search_runs_as_plain_python():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "plain python search: ok" in done.stdout
+
+
+# --- the bot's Flag prior, evaluation terms and no leak ------------------------------------
+
+QUICK_SETUP = {
+    "gold": {"a1": "F", "a2": "B", "b1": "2", "d3": "10", "g3": "9", "e2": "3", "j4": "2",
+             "h3": "S"},
+    "silver": {"j10": "F", "j9": "B", "i10": "2", "c8": "10", "g8": "9", "e9": "3",
+               "a7": "2", "h8": "S"},
+}  # fmt: skip
+
+
+def test_the_flag_prior_by_square_weighs_corners_and_squares_by_a_known_bomb():
+    env = feral_envs.make(GAME, mode="quick").unwrapped
+    env.reset(seed=0, options={"setup": QUICK_SETUP})
+    obs = env.observe("gold")["observation"].reshape(-1)
+    prior = S.flag_prior(obs).reshape(10, 10)
+    rows = S.FLAG_ROWS
+    assert prior[9, 0] == prior[9, 9] == S.FLAG_CORNER * rows[9]  # a10, j10: corners
+    assert prior[9, 4] == rows[9] and prior[7, 3] == rows[7]  # e10, d8
+    # Gold learns that j9 holds a Bomb: j10 and i9 (next to it) weigh more, j8 too.
+    flat = obs.reshape(100, E.N_PLANES).copy()
+    flat[89, E.P_ENEMY_UNKNOWN] = 0
+    flat[89, E.P_ENEMY_RANK + BOMB - 1] = 1
+    prior = S.flag_prior(flat.reshape(-1)).reshape(10, 10)
+    assert prior[9, 9] == S.FLAG_CORNER * rows[9] * (1 + S.FLAG_BOMB)  # j10
+    assert prior[8, 8] == rows[8] * (1 + S.FLAG_BOMB)  # i9
+    assert prior[9, 8] == rows[9]  # i10: not next to j9
+
+
+def test_the_flag_prior_by_square_puts_the_flag_on_the_weighted_squares():
+    env = feral_envs.make(GAME, mode="quick").unwrapped
+    env.reset(seed=0, options={"setup": QUICK_SETUP})
+    obs = env.observe("gold")["observation"]
+    weights = np.zeros(100)
+    weights[[90, 99]] = 1.0  # a10 and j10 (ego squares of gold)
+    seen = set()
+    for k in range(40):
+        world = search.sample_from_observation(
+            obs, env.config, 0, np.random.default_rng(k), flag_rows=weights
+        )
+        board = world[E.BOARD : E.BOARD + 100]
+        seen.add(int(np.flatnonzero((board & 0x1F) == FLAG | OWNER_BIT)[0]))
+    assert seen == {99}  # a10 holds no silver piece: only j10 can hold the Flag
+    with pytest.raises(ValueError, match="100"):
+        search.sample_from_observation(
+            obs, env.config, 0, np.random.default_rng(0), flag_rows=np.ones(99)
+        )
+
+
+def evaluation_terms(row: np.ndarray, me: int, **terms: float) -> float:
+    """The evaluation with the named terms set, less the evaluation with them at 0."""
+    names = ["info", "pull", "pull_each", "defend", "win", "unmoved", "guard"]
+    params = np.zeros(len(names))
+    params[names.index("win")] = S.WIN
+    facts = np.zeros(6, dtype=np.int64)
+    S._facts(row, facts)
+    base = S._evaluate(row, me, params, facts)
+    for name, value in terms.items():
+        params[names.index(name)] = value
+    return S._evaluate(row, me, params, facts) - base
+
+
+def test_the_guard_term_counts_the_open_sides_of_each_flag():
+    env = feral_envs.make(GAME, mode="quick").unwrapped
+    # Gold's Flag on a1: a2 a Bomb, b1 empty (one open side). Silver's Flag on e10: d10 a
+    # silver Scout, f10 and e9 empty, two open sides.
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "a2": "B", "e4": "10"},
+                              "silver": {"e10": "F", "d10": "2", "e7": "9"}}},
+    )  # fmt: skip
+    row = env.game.row
+    assert evaluation_terms(row, 0, guard=1.0) == pytest.approx(-1.0 + 2.0)
+    assert evaluation_terms(row, 1, guard=1.0) == pytest.approx(-2.0 + 1.0)
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "a2": "B", "b1": "S", "e4": "10"},
+                              "silver": {"e10": "F", "d10": "2", "e9": "9", "f10": "3"}}},
+    )  # fmt: skip
+    assert evaluation_terms(env.game.row, 0, guard=1.0) == pytest.approx(0.0)
+    # An enemy piece next to the Flag leaves that side open: gold's 10 on d10's place.
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "a2": "B", "b1": "S", "d10": "10"},
+                              "silver": {"e10": "F", "e9": "9", "f10": "3"}}},
+    )  # fmt: skip
+    assert evaluation_terms(env.game.row, 0, guard=1.0) == pytest.approx(1.0)
+
+
+def test_the_unmoved_term_counts_mobile_pieces_not_moved_and_not_shown():
+    env = feral_envs.make(GAME, mode="quick").unwrapped
+    env.reset(seed=0, options={"setup": QUICK_SETUP})
+    row = env.game.row.copy()
+    # Every mobile piece unmoved and hidden: six each, the terms cancel.
+    assert evaluation_terms(row, 0, unmoved=1.0) == pytest.approx(0.0)
+    env.step(rules.move_action(23, rules.FORWARD, 1))  # gold: d3-d4 (its 10 moves)
+    assert evaluation_terms(env.game.row, 0, unmoved=1.0) == pytest.approx(-1.0)
+    assert evaluation_terms(env.game.row, 1, unmoved=1.0) == pytest.approx(1.0)
+
+
+def test_the_bot_decides_from_its_observation_only():
+    # Silver's Miner and Spy swapped (e9 and h8), neither reached by gold's first move: gold's
+    # bot, with the same seed, plays the same moves.
+    swapped = {**QUICK_SETUP, "silver": {**QUICK_SETUP["silver"], "e9": "S", "h8": "3"}}
+    moves = []
+    for setup in (QUICK_SETUP, swapped):
+        env = feral_envs.make(GAME, mode="quick").unwrapped
+        env.reset(seed=5, options={"setup": setup})
+        bot = make_minimax({"worlds": "4", "depth": "2"}, 11, {"mode": "quick"})
+        bot.reset(11)
+        observation = env.observe("gold")
+        chosen = [bot.act(observation["observation"], observation["action_mask"])]
+        env.step(chosen[0])
+        reply = rules.move_action(27, rules.FORWARD, 1)  # silver: c8-c7 (its 10 moves)
+        assert env.observe("silver")["action_mask"][reply]
+        env.step(reply)
+        observation = env.observe("gold")
+        chosen.append(bot.act(observation["observation"], observation["action_mask"]))
+        moves.append(chosen)
+    assert moves[0] == moves[1]

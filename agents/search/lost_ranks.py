@@ -41,11 +41,19 @@ from feral_envs.lost_ranks.encoding import OBS
 ARGUMENTS = {
     "worlds": "worlds per decision, an integer >= 1 (default 8; with time: the most)",
     "time": "seconds per decision, a number > 0 (as many worlds as fit, at least one)",
-    "nodes": "search nodes per world before the decision falls back to the heuristic, "
-    "an integer >= 1 (default 200000)",
+    "nodes": "search nodes of the first world's exact solve before the decision is "
+    "searched to the horizon instead, an integer >= 1 (default 200000)",
+    "horizon": "tricks searched (the current one included) where the exact solve is too "
+    "large, an integer >= 1 (default 3)",
+    "weight": "points the horizon counts for an Active Jack still in a hand, to its "
+    "holder's army: 0, 1 or 2 (default 1)",
 }
 DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
+DEFAULT_HORIZON = 3
+DEFAULT_WEIGHT = 1
+HORIZON_NODES = 5
+"""A horizon search may use this many times ``nodes`` before the heuristic plays instead."""
 
 
 def _positive_int(name: str, text: str) -> int:
@@ -68,9 +76,9 @@ def _positive_float(name: str, text: str) -> float:
     return value
 
 
-def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int]:
-    """``(worlds, time, nodes)`` from the spec's arguments; ``ValueError`` naming a bad or
-    unknown one and the allowed ones."""
+def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int, int]:
+    """``(worlds, time, nodes, horizon, weight)`` from the spec's arguments; ``ValueError``
+    naming a bad or unknown one and the allowed ones."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         allowed = "; ".join(f"{k}: {v}" for k, v in ARGUMENTS.items())
@@ -78,9 +86,19 @@ def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int]:
     worlds = _positive_int("worlds", arguments["worlds"]) if "worlds" in arguments else None
     seconds = _positive_float("time", arguments["time"]) if "time" in arguments else None
     nodes = _positive_int("nodes", arguments["nodes"]) if "nodes" in arguments else DEFAULT_NODES
+    horizon = (
+        _positive_int("horizon", arguments["horizon"])
+        if "horizon" in arguments
+        else DEFAULT_HORIZON
+    )
+    weight = DEFAULT_WEIGHT
+    if "weight" in arguments:
+        if arguments["weight"].strip() not in ("0", "1", "2"):
+            raise ValueError(f"pimc argument weight={arguments['weight']!r} must be 0, 1 or 2")
+        weight = int(arguments["weight"])
     if worlds is None and seconds is None:
         worlds = DEFAULT_WORLDS
-    return worlds, seconds, nodes
+    return worlds, seconds, nodes, horizon, weight
 
 
 class Pimc(BasePolicy):
@@ -94,13 +112,17 @@ class Pimc(BasePolicy):
         worlds: int | None = DEFAULT_WORLDS,
         seconds: float | None = None,
         nodes: int = DEFAULT_NODES,
+        horizon: int = DEFAULT_HORIZON,
+        weight: int = DEFAULT_WEIGHT,
     ) -> None:
         super().__init__(spec, seed)
         self.config = rules.make_config(variant=keywords.get("variant", "standard"))
         self.heuristic = LostRanksHeuristic(seed, variant=self.config.variant)
         self.worlds, self.seconds, self.nodes = worlds, seconds, nodes
+        self.horizon, self.weight = horizon, weight
         self.decisions = 0
         self.searched = 0
+        self.exact = 0
         self.total_seconds = 0.0
         self.worlds_solved = 0
         self.counter = np.zeros(2, np.int64)  # search nodes visited, stopped flag
@@ -119,6 +141,7 @@ class Pimc(BasePolicy):
         return {
             "decisions": self.decisions,
             "searched": self.searched,
+            "exact": self.exact,
             "worlds_solved": self.worlds_solved,
             "nodes": int(self.counter[0]),
             "mean_seconds": self.mean_seconds,
@@ -140,9 +163,21 @@ class Pimc(BasePolicy):
         seat = army_of(observation)  # a seat of the bot's army: the round plays the same
         total = np.zeros(search.N_CARDS, np.float64)
         solved = 0
+        exact = True
         while True:
             world = search.sample_from_observation(observation, self.config, seat, self.rng)
-            actions, values = search.action_values(world, self.nodes, self.counter)
+            values = None
+            if exact:
+                actions, values = search.action_values(world, self.nodes, self.counter)
+                exact = values is not None  # one world too large: the horizon for all
+            if values is None:
+                actions, values = search.action_values(
+                    world,
+                    HORIZON_NODES * self.nodes,
+                    self.counter,
+                    horizon=self.horizon,
+                    jack_weight=self.weight,
+                )
             if values is None:
                 return fallback
             total[actions] += values
@@ -152,6 +187,7 @@ class Pimc(BasePolicy):
             if self.seconds is not None and time.perf_counter() - started >= self.seconds:
                 break
         self.searched += 1
+        self.exact += exact
         self.worlds_solved += solved
         means = total[legal] / solved
         best = legal[means >= means.max() - 1e-9]
@@ -168,9 +204,10 @@ def army_of(observation: np.ndarray) -> int:
 
 def pimc(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> Pimc:
     """The ``pimc`` spec's factory (:mod:`agents.search`)."""
-    worlds, seconds, nodes = parse(arguments)
+    worlds, seconds, nodes, horizon, weight = parse(arguments)
     shown = ",".join(f"{k}={v}" for k, v in arguments.items())
-    return Pimc("pimc" + (":" + shown if shown else ""), seed, keywords, worlds, seconds, nodes)
+    spec = "pimc" + (":" + shown if shown else "")
+    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight)
 
 
 SPECS = {"pimc": pimc}

@@ -59,16 +59,19 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (8, None, 200_000)
-    assert parse({"worlds": "8"}) == (8, None, 200_000)
-    assert parse({"time": "0.5"}) == (None, 0.5, 200_000)
-    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000)
+    assert parse({}) == (8, None, 200_000, 3, 1)
+    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1)
+    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1)
+    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000, 3, 1)
+    assert parse({"horizon": "2", "weight": "0"}) == (8, None, 200_000, 2, 0)
     for bad, message in (
         ({"worlds": "0"}, "worlds='0' must be an integer >= 1"),
         ({"worlds": "2.5"}, "worlds='2.5' must be an integer >= 1"),
         ({"time": "-1"}, "time='-1' must be a number of seconds > 0"),
         ({"time": "nan"}, "time='nan'"),
         ({"nodes": "x"}, "nodes='x'"),
+        ({"horizon": "0"}, "horizon='0' must be an integer >= 1"),
+        ({"weight": "3"}, "weight='3' must be 0, 1 or 2"),
         ({"depth": "3"}, "no argument 'depth'; its arguments: worlds"),
     ):
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -95,10 +98,17 @@ def test_a_time_budget_bounds_the_worlds():
 def test_the_docs_table_names_every_argument_and_default():
     from pathlib import Path
 
-    from agents.search.lost_ranks import ARGUMENTS, DEFAULT_NODES, DEFAULT_WORLDS
+    from agents.search.lost_ranks import (
+        ARGUMENTS,
+        DEFAULT_HORIZON,
+        DEFAULT_NODES,
+        DEFAULT_WEIGHT,
+        DEFAULT_WORLDS,
+    )
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "search.md").read_text()
     section = text.split("## Lost Ranks", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert sorted(row.split("`")[1] for row in rows) == sorted(ARGUMENTS)
     assert f"default {DEFAULT_WORLDS};" in section and f"default {DEFAULT_NODES})" in section
+    assert f"default {DEFAULT_HORIZON})" in section and f"(default {DEFAULT_WEIGHT})" in section

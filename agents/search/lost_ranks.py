@@ -1,28 +1,39 @@
 """Lost Ranks search bots: ``pimc``, perfect-information Monte Carlo over sampled worlds.
 
-``pimc[:worlds=N,time=SECONDS,nodes=N]``, per play decision:
+``pimc[:worlds=N,time=SECONDS,nodes=N,early=playout|horizon,horizon=T,weight=W]``, per
+play decision:
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
    (default 8), or with ``time`` as many as fit in that many seconds (at least one, at most
    ``worlds`` when both are given);
-2. value each legal card in each world with the open-card solver
-   (:func:`feral_envs.lost_ranks.search.action_values`: the bot's army's points this round
-   minus the enemy's, under optimal open-card play);
+2. value each legal card in each world: the bot's army's points this round minus the
+   enemy's from here,
+
+   * with the open-card solver (:func:`feral_envs.lost_ranks.search.action_values`, optimal
+     open-card play) where the first world's exact solve takes at most ``nodes`` search
+     nodes (default 200000: from about the fifth or sixth trick of a round on);
+   * else (the first tricks, where the open-card tree is too large for the time budget),
+     for the whole decision, by ``early``: ``playout`` (the default), the card played and
+     the round then played out by the heuristic in all four seats, one playout a card and
+     world (the heuristic is deterministic and reads only each seat's observation of the
+     world); or ``horizon``, the solver searching ``horizon`` tricks (default 3, the
+     current one included) and counting ``weight`` points (default 1) for each Active Jack
+     still in a hand, to its holder's army;
 3. play the card of the best mean; among equal means, the heuristic's card if it is one of
    them, else the lowest card id.
 
-Where a world's solve needs more than ``nodes`` search nodes (default 200000: the first
-tricks of a round, where the open-card tree is too large for the time budget), the bot plays
-the heuristic's card for that decision instead. The pass is the heuristic's pass
+A horizon search that needs more than ``HORIZON_NODES`` times ``nodes`` nodes plays the
+heuristic's card instead. The pass is the heuristic's pass
 (``agents/heuristic/lost_ranks.py``, rules P1-P3), the documented cheaper rule the issue
 allows. The seat's army is read from its observation (the Trump Card's colour and
 ``trump_army``); which of the army's two seats it is does not change the round's play.
 
 Deterministic given its seed with ``worlds`` alone; with ``time`` the number of worlds (and
 so the choice) depends on the machine's speed. ``stats`` gives the decisions made, their
-mean time, how many were searched and the search nodes visited (the cost, whatever the
-machine's load); ``mean_seconds`` the mean time per decision.
+mean time, how many were searched, how many of those exactly, the playouts and the search
+nodes visited (the cost, whatever the machine's load); ``mean_seconds`` the mean time per
+decision.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import numpy as np
 
 from agents.base import BasePolicy
 from agents.heuristic.lost_ranks import LostRanksHeuristic
+from feral_envs.lost_ranks import engine as E
 from feral_envs.lost_ranks import rules, search
 from feral_envs.lost_ranks.encoding import OBS
 
@@ -47,7 +59,11 @@ ARGUMENTS = {
     "large, an integer >= 1 (default 3)",
     "weight": "points the horizon counts for an Active Jack still in a hand, to its "
     "holder's army: 0, 1 or 2 (default 1)",
+    "early": "how a decision is valued where the exact solve is too large: playout (the "
+    "heuristic plays the round out in every seat) or horizon (default playout)",
 }
+EARLY = ("playout", "horizon")
+DEFAULT_EARLY = "playout"
 DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
 DEFAULT_HORIZON = 3
@@ -76,9 +92,9 @@ def _positive_float(name: str, text: str) -> float:
     return value
 
 
-def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int, int]:
-    """``(worlds, time, nodes, horizon, weight)`` from the spec's arguments; ``ValueError``
-    naming a bad or unknown one and the allowed ones."""
+def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int, int, str]:
+    """``(worlds, time, nodes, horizon, weight, early)`` from the spec's arguments;
+    ``ValueError`` naming a bad or unknown one and the allowed ones."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         allowed = "; ".join(f"{k}: {v}" for k, v in ARGUMENTS.items())
@@ -96,9 +112,12 @@ def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int
         if arguments["weight"].strip() not in ("0", "1", "2"):
             raise ValueError(f"pimc argument weight={arguments['weight']!r} must be 0, 1 or 2")
         weight = int(arguments["weight"])
+    early = arguments.get("early", DEFAULT_EARLY).strip()
+    if early not in EARLY:
+        raise ValueError(f"pimc argument early={arguments['early']!r} must be one of {EARLY}")
     if worlds is None and seconds is None:
         worlds = DEFAULT_WORLDS
-    return worlds, seconds, nodes, horizon, weight
+    return worlds, seconds, nodes, horizon, weight, early
 
 
 class Pimc(BasePolicy):
@@ -114,15 +133,20 @@ class Pimc(BasePolicy):
         nodes: int = DEFAULT_NODES,
         horizon: int = DEFAULT_HORIZON,
         weight: int = DEFAULT_WEIGHT,
+        early: str = DEFAULT_EARLY,
     ) -> None:
         super().__init__(spec, seed)
         self.config = rules.make_config(variant=keywords.get("variant", "standard"))
         self.heuristic = LostRanksHeuristic(seed, variant=self.config.variant)
         self.worlds, self.seconds, self.nodes = worlds, seconds, nodes
-        self.horizon, self.weight = horizon, weight
+        self.horizon, self.weight, self.early = horizon, weight, early
+        self.model = LostRanksHeuristic(seed, variant=self.config.variant)  # the playouts'
+        self._obs = np.zeros(OBS.size, np.float32)
+        self._mask = np.zeros(E.N_ACTIONS, np.int8)
         self.decisions = 0
         self.searched = 0
         self.exact = 0
+        self.playouts = 0
         self.total_seconds = 0.0
         self.worlds_solved = 0
         self.counter = np.zeros(2, np.int64)  # search nodes visited, stopped flag
@@ -130,6 +154,7 @@ class Pimc(BasePolicy):
     def reset(self, seed: int) -> None:
         super().reset(seed)
         self.heuristic.reset(seed)
+        self.model.reset(seed)
 
     @property
     def mean_seconds(self) -> float:
@@ -142,6 +167,7 @@ class Pimc(BasePolicy):
             "decisions": self.decisions,
             "searched": self.searched,
             "exact": self.exact,
+            "playouts": self.playouts,
             "worlds_solved": self.worlds_solved,
             "nodes": int(self.counter[0]),
             "mean_seconds": self.mean_seconds,
@@ -170,7 +196,9 @@ class Pimc(BasePolicy):
             if exact:
                 actions, values = search.action_values(world, self.nodes, self.counter)
                 exact = values is not None  # one world too large: the horizon for all
-            if values is None:
+            if values is None and self.early == "playout":
+                actions, values = self._playouts(world, seat % 2)
+            elif values is None:
                 actions, values = search.action_values(
                     world,
                     HORIZON_NODES * self.nodes,
@@ -193,6 +221,44 @@ class Pimc(BasePolicy):
         best = legal[means >= means.max() - 1e-9]
         return int(fallback) if fallback in best else int(best[0])
 
+    def _playouts(self, world: np.ndarray, army: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each legal card of the world's seat to act, played and then the round played out
+        by the heuristic in every seat: ``army``'s points minus the other's from here."""
+        mask = self._mask
+        E.legal_mask(world, mask)
+        actions = np.flatnonzero(mask).astype(np.int64)
+        values = np.zeros(actions.size, np.int64)
+        before = _margin(world, army)
+        epoch = world[_EPOCH]
+        for i, action in enumerate(actions):
+            row = world.copy()
+            E.apply(row, int(action))
+            while row[_PHASE] == rules.PLAY and row[_EPOCH] == epoch:
+                E.legal_mask(row, mask)
+                legal = np.flatnonzero(mask)
+                if legal.size == 1:
+                    E.apply(row, int(legal[0]))
+                    continue
+                E.observe(row, int(row[_TO_ACT]), self._obs)
+                E.apply(row, int(self.model.act(self._obs, mask)))
+            values[i] = _margin(row, army) - before
+        self.playouts += actions.size
+        return actions, values
+
+
+_PHASE = E.STATE.phase.start
+_EPOCH = E.STATE.epoch.start
+_TO_ACT = E.STATE.to_act.start
+_SCORES = E.STATE.scores.start
+_ROUND_POINTS = E.STATE.round_points.start
+
+
+def _margin(row: np.ndarray, army: int) -> int:
+    """``army``'s score, the round's points included, minus the other army's."""
+    mine = int(row[_SCORES + army]) + int(row[_ROUND_POINTS + army])
+    theirs = int(row[_SCORES + 1 - army]) + int(row[_ROUND_POINTS + 1 - army])
+    return mine - theirs
+
 
 def army_of(observation: np.ndarray) -> int:
     """The observing seat's army (0 red, 1 black): the Trump Card's colour, or the other one
@@ -204,10 +270,10 @@ def army_of(observation: np.ndarray) -> int:
 
 def pimc(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> Pimc:
     """The ``pimc`` spec's factory (:mod:`agents.search`)."""
-    worlds, seconds, nodes, horizon, weight = parse(arguments)
+    worlds, seconds, nodes, horizon, weight, early = parse(arguments)
     shown = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = "pimc" + (":" + shown if shown else "")
-    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight)
+    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight, early)
 
 
 SPECS = {"pimc": pimc}

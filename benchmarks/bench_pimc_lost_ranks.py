@@ -2,7 +2,8 @@
 
 It plays ``--games`` games with the spec in the red seats and the heuristic in the black, on
 one thread, and prints the bot's mean seconds per decision (every ``act`` call: passes,
-forced cards and fallbacks included), per searched decision, and the share searched.
+forced cards and fallbacks included), per searched decision, the share searched and the
+share of those solved exactly (the others valued by playouts or the horizon search).
 
     python benchmarks/bench_pimc_lost_ranks.py [--spec pimc:worlds=8] [--games 2] [--seed 0]
 """
@@ -63,7 +64,9 @@ def main() -> None:
         f"a decision, {searched_seconds / max(stats['searched'], 1):.3f} s a searched one "
         f"({stats['searched'] / stats['decisions']:.0%} searched, "
         f"{stats['worlds_solved'] / max(stats['searched'], 1):.1f} worlds each, "
-        f"{stats['nodes'] / stats['decisions']:,.0f} search nodes a decision)"
+        f"{stats['exact'] / max(stats['searched'], 1):.0%} of them solved exactly, "
+        f"{stats['nodes'] / stats['decisions']:,.0f} search nodes and "
+        f"{stats['playouts'] / stats['decisions']:,.1f} playouts a decision)"
     )
 
 

@@ -60,9 +60,10 @@ ARGUMENTS = {
     "weight": "points the horizon counts for an Active Jack still in a hand, to its "
     "holder's army: 0, 1 or 2 (default 1)",
     "early": "how a decision is valued where the exact solve is too large: playout (the "
-    "heuristic plays the round out in every seat) or horizon (default playout)",
+    "heuristic plays the round out in every seat), horizon, or heuristic (the heuristic's "
+    "card, no search) (default playout)",
 }
-EARLY = ("playout", "horizon")
+EARLY = ("playout", "horizon", "heuristic")
 DEFAULT_EARLY = "playout"
 DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
@@ -196,6 +197,8 @@ class Pimc(BasePolicy):
             if exact:
                 actions, values = search.action_values(world, self.nodes, self.counter)
                 exact = values is not None  # one world too large: the horizon for all
+            if values is None and self.early == "heuristic":
+                return fallback
             if values is None and self.early == "playout":
                 actions, values = self._playouts(world, seat % 2)
             elif values is None:

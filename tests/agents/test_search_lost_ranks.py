@@ -127,6 +127,13 @@ def test_the_docs_table_names_every_argument_and_default():
 def test_the_horizon_bot_plays_legal_cards(variant):
     _, bot = play_game(variant, seed=7, spec=CHEAP + ",early=horizon,horizon=2")
     assert bot.stats["searched"] > 10 and bot.stats["playouts"] == 0
+    assert bot.stats["exact"] < bot.stats["searched"]  # the horizon valued some decisions
+
+
+def test_early_heuristic_plays_the_heuristics_card_where_the_solve_is_too_large():
+    _, bot = play_game("standard", seed=7, spec=CHEAP + ",early=heuristic")
+    stats = bot.stats
+    assert stats["searched"] == stats["exact"] > 5 and stats["playouts"] == 0
 
 
 def test_a_playout_of_the_last_trick_is_the_exact_value():

@@ -1,7 +1,6 @@
 """Lost Ranks search bots: ``pimc``, perfect-information Monte Carlo over sampled worlds.
 
-``pimc[:worlds=N,time=SECONDS,nodes=N,early=playout|horizon,horizon=T,weight=W]``, per
-play decision:
+``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W]``, per play decision:
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
@@ -19,7 +18,8 @@ play decision:
      world (the heuristic is deterministic and reads only each seat's observation of the
      world); or ``horizon``, the solver searching ``horizon`` tricks (default 3, the
      current one included) and counting ``weight`` points (default 1) for each Active Jack
-     still in a hand, to its holder's army;
+     still in a hand, to its holder's army; or ``heuristic``, the heuristic's card (no
+     search: the bot before these options);
 3. play the card of the best mean; among equal means, the heuristic's card if it is one of
    them, else the lowest card id.
 
@@ -53,8 +53,8 @@ from feral_envs.lost_ranks.encoding import OBS
 ARGUMENTS = {
     "worlds": "worlds per decision, an integer >= 1 (default 8; with time: the most)",
     "time": "seconds per decision, a number > 0 (as many worlds as fit, at least one)",
-    "nodes": "search nodes of the first world's exact solve before the decision is "
-    "searched to the horizon instead, an integer >= 1 (default 200000)",
+    "nodes": "search nodes of the first world's exact solve before the whole decision is "
+    "valued by early instead, an integer >= 1 (default 200000)",
     "horizon": "tricks searched (the current one included) where the exact solve is too "
     "large, an integer >= 1 (default 3)",
     "weight": "points the horizon counts for an Active Jack still in a hand, to its "
@@ -196,7 +196,7 @@ class Pimc(BasePolicy):
             values = None
             if exact:
                 actions, values = search.action_values(world, self.nodes, self.counter)
-                exact = values is not None  # one world too large: the horizon for all
+                exact = values is not None  # one world too large: early for the rest
             if values is None and self.early == "heuristic":
                 return fallback
             if values is None and self.early == "playout":

@@ -446,6 +446,10 @@ _FOLD = (1 << 40) - 1
 
 # ctx entries (the round's fixed facts, one int64 array)
 _C_TRUMP, _C_JACK_A, _C_JACK_B, _C_SPY_RED, _C_SPY_BLACK, _C_GEN, _C_LIMIT = range(7)
+# the horizon: at a trick start with _C_STOP cards or fewer left in the hands, the search
+# stops and scores the position with _estimate (_C_STOP 0: exact, to the end of the round)
+_C_STOP, _C_JACK_WEIGHT = 7, 8
+N_CTX = 9
 # stats entries: nodes visited, 1 once the node limit stopped a search
 _NODES, _STOPPED = 0, 1
 MOVES = HAND_SIZE + 2
@@ -520,6 +524,22 @@ def _bounds(hands, trick, n, leader, ctx):
         red += ctx[_C_SPY_RED]
         black += ctx[_C_SPY_BLACK]
     return red, black
+
+
+@njit(cache=True)
+def _estimate(hands, ctx):
+    """Red-minus-black points guessed for the rest of the round at a trick start (the
+    horizon): ``ctx[_C_JACK_WEIGHT]`` for each Active Jack still in a hand, to its holder's
+    army; the Spy, which either army may capture, 0. Within :func:`_bounds`' limits for
+    weights 0 to 2."""
+    value = 0
+    for j in (ctx[_C_JACK_A], ctx[_C_JACK_B]):
+        bit = _bit(j)
+        if (hands[0] | hands[2]) & bit:
+            value += ctx[_C_JACK_WEIGHT]
+        elif (hands[1] | hands[3]) & bit:
+            value -= ctx[_C_JACK_WEIGHT]
+    return value
 
 
 @njit(cache=True)
@@ -642,6 +662,9 @@ def _search(hands, trick, st, alpha, beta, ctx, tt_keys, tt_info, stats, buf):
         return -black
     first = NO_CARD
     slot = 0
+    if n == 0 and ctx[_C_STOP] > 0:
+        if _count(hands[0] | hands[1] | hands[2] | hands[3]) <= ctx[_C_STOP]:
+            return _estimate(hands, ctx)
     if n == 0:
         slot = _slot(hands, leader)
         info = tt_info[slot]
@@ -871,6 +894,8 @@ def position(row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
             E._spy_points(row, rules.BLACK),
             0,
             NO_LIMIT,
+            0,
+            0,
         ],
         np.int64,
     )
@@ -886,13 +911,27 @@ def _check_play(row: np.ndarray) -> None:
 
 
 def action_values(
-    row: np.ndarray, node_limit: int = NO_LIMIT, stats: np.ndarray | None = None
+    row: np.ndarray,
+    node_limit: int = NO_LIMIT,
+    stats: np.ndarray | None = None,
+    horizon: int | None = None,
+    jack_weight: int = 1,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """``(actions, values)``: the legal actions of the seat to act (play phase) and the
     value of each as :func:`solve` gives it; ``values`` is None when the search needed more
     than ``node_limit`` nodes. ``stats`` (two int64 entries, or None) adds the nodes visited
-    and sets its second entry when the limit stopped the search."""
+    and sets its second entry when the limit stopped the search.
+
+    ``horizon`` (None: to the end of the round, exact) searches only that many tricks, the
+    current one included, and scores the position after them with a guess of the rest of
+    the round: ``jack_weight`` points (0, 1 or 2) for each Active Jack still in a hand, to
+    its holder's army (the Spy 0). A horizon at or past the round's end is the exact
+    solve."""
     _check_play(row)
+    if horizon is not None and (not isinstance(horizon, (int, np.integer)) or horizon < 1):
+        raise ValueError(f"horizon={horizon!r} must be an integer >= 1 (tricks) or None")
+    if jack_weight not in (0, 1, 2):
+        raise ValueError(f"jack_weight={jack_weight!r} must be 0, 1 or 2 (points)")
     mask = np.zeros(E.N_ACTIONS, np.int8)
     E.legal_mask(row, mask)
     actions = np.flatnonzero(mask).astype(np.int64)
@@ -901,6 +940,12 @@ def action_values(
     ctx[_C_GEN] = generation
     counter = np.zeros(2, np.int64)
     ctx[_C_LIMIT] = node_limit
+    if horizon is not None:
+        at_trick_start = int(sum(bin(int(h) & (2**53 - 1)).count("1") for h in hands))
+        at_trick_start += int(st[0])
+        stop = at_trick_start - N_SEATS * int(horizon)
+        ctx[_C_STOP] = max(stop, 0)
+        ctx[_C_JACK_WEIGHT] = jack_weight
     values = np.zeros(actions.size, np.int64)
     _solve_actions(hands, trick, st, ctx, actions, values, keys, info, counter)
     if stats is not None:

@@ -42,6 +42,7 @@ def test_pimc_plays_legal_cards_through_whole_games(variant):
     _, bot = play_game(variant, seed=VARIANTS.index(variant))
     stats = bot.stats
     assert stats["searched"] > 10 and stats["worlds_solved"] == 2 * stats["searched"]
+    assert 0 < stats["exact"] < stats["searched"] and stats["playouts"] > 0
     assert 0 < stats["mean_seconds"] < 60
 
 
@@ -59,16 +60,27 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (8, None, 200_000)
-    assert parse({"worlds": "8"}) == (8, None, 200_000)
-    assert parse({"time": "0.5"}) == (None, 0.5, 200_000)
-    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000)
+    assert parse({}) == (8, None, 200_000, 3, 1, "playout")
+    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout")
+    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout")
+    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000, 3, 1, "playout")
+    assert parse({"horizon": "2", "weight": "0", "early": "horizon"}) == (
+        8,
+        None,
+        200_000,
+        2,
+        0,
+        "horizon",
+    )
     for bad, message in (
         ({"worlds": "0"}, "worlds='0' must be an integer >= 1"),
         ({"worlds": "2.5"}, "worlds='2.5' must be an integer >= 1"),
         ({"time": "-1"}, "time='-1' must be a number of seconds > 0"),
         ({"time": "nan"}, "time='nan'"),
         ({"nodes": "x"}, "nodes='x'"),
+        ({"horizon": "0"}, "horizon='0' must be an integer >= 1"),
+        ({"weight": "3"}, "weight='3' must be 0, 1 or 2"),
+        ({"early": "mcts"}, "early='mcts' must be one of"),
         ({"depth": "3"}, "no argument 'depth'; its arguments: worlds"),
     ):
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -95,10 +107,54 @@ def test_a_time_budget_bounds_the_worlds():
 def test_the_docs_table_names_every_argument_and_default():
     from pathlib import Path
 
-    from agents.search.lost_ranks import ARGUMENTS, DEFAULT_NODES, DEFAULT_WORLDS
+    from agents.search.lost_ranks import (
+        ARGUMENTS,
+        DEFAULT_HORIZON,
+        DEFAULT_NODES,
+        DEFAULT_WEIGHT,
+        DEFAULT_WORLDS,
+    )
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "search.md").read_text()
     section = text.split("## Lost Ranks", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert sorted(row.split("`")[1] for row in rows) == sorted(ARGUMENTS)
     assert f"default {DEFAULT_WORLDS};" in section and f"default {DEFAULT_NODES})" in section
+    assert f"default {DEFAULT_HORIZON})" in section and f"(default {DEFAULT_WEIGHT})" in section
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_horizon_bot_plays_legal_cards(variant):
+    _, bot = play_game(variant, seed=7, spec=CHEAP + ",early=horizon,horizon=2")
+    assert bot.stats["searched"] > 10 and bot.stats["playouts"] == 0
+    assert bot.stats["exact"] < bot.stats["searched"]  # the horizon valued some decisions
+
+
+def test_early_heuristic_plays_the_heuristics_card_where_the_solve_is_too_large():
+    _, bot = play_game("standard", seed=7, spec=CHEAP + ",early=heuristic")
+    stats = bot.stats
+    assert stats["searched"] == stats["exact"] > 5 and stats["playouts"] == 0
+
+
+def test_a_playout_of_the_last_trick_is_the_exact_value():
+    """With one trick left every card after the first is forced: a playout's value is the
+    solver's, the points already scored this round left out."""
+    from feral_envs.lost_ranks import CORE, engine, search
+    from feral_envs.lost_ranks.engine import STATE
+
+    bot = load_policy("pimc", "lost_ranks", seed=0)
+    rng = np.random.default_rng(3)
+    checked = 0
+    while checked < 20:
+        state = CORE.new_game(CORE.make_config(), rng, {"start": "play"})
+        for _ in range(48 + int(rng.integers(0, 3))):
+            CORE.apply(state, int(rng.choice(np.flatnonzero(CORE.legal_mask(state)))))
+        row = state.row.copy()
+        army = engine.to_act(row) % 2
+        actions, values = bot._playouts(row, army)
+        exact_actions, exact = search.action_values(row)
+        points = row[STATE.round_points.slice].astype(int)
+        scored = points[army] - points[1 - army]
+        assert np.array_equal(actions, exact_actions)
+        assert np.array_equal(values, exact - scored), (values, exact, scored)
+        checked += 1

@@ -277,6 +277,80 @@ def test_a_positions_value_is_its_best_childs(variant):
     assert checked >= 5
 
 
+def _estimate(row, weight: int) -> int:
+    """The horizon's guess of the rest of the round, written from the rules: ``weight`` for
+    each Active Jack still in a hand, to its holder's army."""
+    from feral_envs.lost_ranks.rules import JACKS
+
+    holder = row[STATE.holder.slice]
+    value = 0
+    for jack in JACKS:
+        if engine._is_active_jack(row, jack) and holder[jack] >= 0:
+            value += weight if holder[jack] % 2 == 0 else -weight
+    return value
+
+
+def _minimax_to(row, epoch, stop: int, weight: int) -> int:
+    """As :func:`_minimax`, but at a trick start with ``stop`` cards or fewer in the hands
+    the rest of the round is the estimate."""
+    if row[_PHASE] != Phase.PLAY or row[_EPOCH] != epoch:
+        return _total(row)
+    if row[STATE.n_in_trick.start] == 0 and (row[STATE.holder.slice] >= 0).sum() <= stop:
+        return _total(row) + _estimate(row, weight)
+    mask = np.zeros(engine.N_ACTIONS, np.int8)
+    engine.legal_mask(row, mask)
+    values = [_minimax_to(_child(row, a), epoch, stop, weight) for a in np.flatnonzero(mask)]
+    return max(values) if engine.to_act(row) % 2 == 0 else min(values)
+
+
+def _child(row, action):
+    child = row.copy()
+    engine.apply(child, int(action))
+    return child
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize(
+    ("tricks", "horizon", "weight"), [(5, 1, 1), (5, 2, 0), (5, 2, 1), (5, 2, 2), (3, 2, 1)]
+)
+def test_the_horizon_search_agrees_with_plain_minimax_to_the_horizon(
+    variant, tricks, horizon, weight
+):
+    """From endings of ``tricks`` tricks or fewer, searching ``horizon`` tricks (the current
+    one included) and guessing the rest: the same values as enumerating every move to that
+    horizon (3-trick endings: a horizon one trick short of the round's end)."""
+    differs = 0
+    seed = 20 + VARIANTS.index(variant) + 3 * horizon + 7 * weight + tricks
+    for row in endings(variant, tricks, 6, seed=seed):
+        _, values = search.action_values(row, horizon=horizon, jack_weight=weight)
+        _, exact = search.action_values(row)
+        mask = np.zeros(engine.N_ACTIONS, np.int8)
+        engine.legal_mask(row, mask)
+        actions = np.flatnonzero(mask)
+        held = (row[STATE.holder.slice] >= 0).sum() + row[STATE.n_in_trick.start]
+        stop = held - 4 * horizon
+        sign = 1 if engine.to_act(row) % 2 == 0 else -1
+        base = int(row[STATE.scores.start] - row[STATE.scores.start + 1])
+        for i, action in enumerate(actions):
+            plain = _minimax_to(_child(row, action), row[_EPOCH], stop, weight)
+            assert values[i] == sign * (plain - base), (action, values)
+        differs += not np.array_equal(values, exact)
+    assert differs > 0  # the horizon does cut the search short
+
+
+def test_a_horizon_past_the_round_is_the_exact_solve():
+    for row in endings("standard", 3, 4, seed=31):
+        _, exact = search.action_values(row)
+        _, deep = search.action_values(row, horizon=4, jack_weight=2)
+        assert np.array_equal(exact, deep)
+    row = next(endings("standard", 3, 1, seed=31))
+    for bad, message in ((0, "horizon=0"), (1.5, "horizon=1.5")):
+        with pytest.raises(ValueError, match=message):
+            search.action_values(row, horizon=bad)
+    with pytest.raises(ValueError, match="jack_weight=3"):
+        search.action_values(row, horizon=1, jack_weight=3)
+
+
 def ending(trump: str, hands: dict[str, str], leader: str, variant: str = "standard"):
     """A row in the play phase at its last tricks: ``hands`` by agent as card names (the same
     number each), ``leader`` to lead."""

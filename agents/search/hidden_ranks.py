@@ -77,11 +77,12 @@ INFO = 0.15
 PULL, PULL_EACH, DECAY = 2.0, 0.1, 0.8
 DEFEND, THREAT_DECAY = 6.0, 0.6
 UNMOVED = 0.0
+"""Value of each mobile piece that has not moved and whose rank is unknown to the other
+side (a piece the other side must count as a possible Bomb or Flag), for either side. Off:
+0.5 measured no better (docs/search.md)."""
 GUARD = 3.0
 """Cost of each open side of a side's Flag: a square next to it (on the board, no lake) that
 holds no piece of its own side (empty, or an enemy piece), for either side."""
-"""Value of each mobile piece that has not moved and whose rank is unknown to the other
-side (a piece the other side must count as a possible Bomb or Flag), for either side."""
 HUNT = np.array([0, 0.3, 0.7, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0, 0], dtype=np.float64)
 """Weight of each mobile rank's pull toward the enemy Flag: Miners most, the high ranks
 least (a Bomb may stand by the Flag)."""
@@ -204,7 +205,7 @@ def _evaluate(row, me, params, facts):
                 code = row[BOARD + target]
                 if code == LAKE:
                     continue
-                if code == EMPTY or (code >> 4) & 1 != side:
+                if code == EMPTY or (1 if code & OWNER_BIT else 0) != side:
                     score -= sign * guard
     score += pull * (nearest[me] - nearest[1 - me]) + pull_each * (total[me] - total[1 - me])
     score -= defend * (threat[1 - me] - threat[me])

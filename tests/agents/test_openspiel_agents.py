@@ -95,7 +95,14 @@ def pyspiel_game(game: str, keywords: dict):
     return pyspiel.load_game(fos.SHORT_NAMES[game], keywords)
 
 
-@pytest.mark.parametrize("game", list(fos.GAMES))
+@pytest.mark.parametrize(
+    "game",
+    [
+        # the card games' whole games (20-25 s each on a slow 2-core host) run with -m slow
+        pytest.param(g, marks=pytest.mark.slow) if g != "hidden_ranks" else g
+        for g in fos.GAMES
+    ],
+)
 def test_a_whole_game_of_ismcts_against_random(game):
     report = run_arena(
         game,

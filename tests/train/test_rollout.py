@@ -224,6 +224,7 @@ def test_bad_input_exits_2_naming_the_problem(argv, message, capsys, tmp_path):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow  # about 45 s on a slow 2-core host; CI runs it (.ci/run)
 def test_sigterm_stops_the_workers_and_keeps_the_finished_chunks(tmp_path):
     import os
     import signal

@@ -274,10 +274,18 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
         return 128 + (terminated[0] if terminated else signal.SIGINT)
 
     out = out if out is not None else default_run_dir(config)
+    lost: tuple[type[Exception], ...] = ()  # the RLlib backend's lost env runners
     if config.backend == "rllib":
+        from train.rllib.backend import RunnersLost
         from train.rllib.backend import train_rllib as train
+
+        lost = (RunnersLost,)
     try:
         trainer = train(config, out, resume=resume_run)
+    except lost as error:
+        again = f"; continue with: python -m train {config.game} --resume {out}"
+        print(f"\n{error}{again if error.step is not None else ''}", file=sys.stderr)
+        return 1
     except Interrupted as stop:
         print(
             f"\ninterrupted: checkpoint at step {stop.step} in {stop.run_dir}\n"

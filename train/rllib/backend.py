@@ -27,6 +27,7 @@ env runners restart).
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -51,6 +52,34 @@ from train.run import (
 )
 
 STATE_FORMAT = "feral-rllib-trainer/1"
+
+ENV_RUNNER_RESTARTS = 3
+"""How often a failed env runner is restarted (``AlgorithmConfig.fault_tolerance``) before
+the run stops with Ray's error. RLlib's defaults (1,000 restarts, 60 s apart) turn a runner
+that keeps failing into a run that waits for hours; a stopped run keeps its last checkpoint
+for ``--resume``."""
+
+ENV_RUNNER_RESTART_DELAY_S = 5.0
+"""Seconds between two restarts of a failed env runner."""
+
+STALL_S = 120.0
+"""A run whose iterations sample no learner decision for this long stops (:class:`RunnersLost`):
+once its env runners are past their restarts RLlib goes on returning empty iterations."""
+
+
+class RunnersLost(RuntimeError):
+    """No env runner has sampled a learner decision for :data:`STALL_S` seconds; ``step`` is
+    that of the run's last checkpoint (``None``: it wrote none)."""
+
+    def __init__(self, run_dir: Path, step: int | None) -> None:
+        saved = "no checkpoint" if step is None else f"its last checkpoint is at step {step}"
+        super().__init__(
+            f"the run's env runners sampled nothing for {STALL_S:.0f} s: they failed and "
+            f"RLlib's {ENV_RUNNER_RESTARTS} restarts did not bring them back (Ray's worker "
+            f"logs say why); {saved} in {run_dir}"
+        )
+        self.run_dir, self.step = run_dir, step
+
 
 UNSUPPORTED = ("board", "advice", "par", "material_scale", "init_from", "imitation_decisions")
 """SB3-backend options the RLlib backend does not offer (an error if given)."""
@@ -137,6 +166,11 @@ def build_algorithm(config: TrainConfig) -> Any:
             num_envs_per_env_runner=envs_per_runner(config),
             num_cpus_per_env_runner=1,
             rollout_fragment_length="auto",
+        )
+        .fault_tolerance(
+            restart_failed_env_runners=True,
+            max_num_env_runner_restarts=ENV_RUNNER_RESTARTS,
+            delay_between_env_runner_restarts_s=ENV_RUNNER_RESTART_DELAY_S,
         )
         .multi_agent(
             policies=set(modules),
@@ -317,6 +351,11 @@ class RLlibTrainer:
         tmp.rename(final)
         shutil.rmtree(old, ignore_errors=True)
 
+    def checkpoint_step(self) -> int | None:
+        """The step of the run's checkpoint on disk (``None``: none written)."""
+        path = self.run_dir / "checkpoint" / "trainer.json"
+        return json.loads(path.read_text())["step"] if path.exists() else None
+
     # ------------------------------------------------------------------ evaluation
 
     def quick_eval(self) -> None:
@@ -343,16 +382,18 @@ class RLlibTrainer:
     # ------------------------------------------------------------------ the run
 
     def log_result(self, result: dict[str, Any], seconds: float, steps: int) -> None:
-        log = self.logger
+        """Logs this iteration's figures; RLlib's NaNs (an iteration that sampled no games,
+        as right after a failed env runner was restarted) are left out."""
         runners = result.get("env_runners", {})
         learner = result.get("learners", {}).get(LEARNER, {})
-        returns = runners.get("agent_episode_returns_mean", {})
-        if LEARNER in returns:
-            log.record("charts/episodic_return", float(returns[LEARNER]))
-        lengths = runners.get("learner_decisions_mean")
-        if lengths is not None:
-            log.record("charts/episodic_length", float(lengths))
-        log.record("charts/SPS", steps / max(seconds, 1e-9))
+
+        def put(name: str, value: Any) -> None:
+            if value is not None and math.isfinite(float(value)):
+                self.logger.record(name, float(value))
+
+        put("charts/episodic_return", runners.get("agent_episode_returns_mean", {}).get(LEARNER))
+        put("charts/episodic_length", runners.get("learner_decisions_mean"))
+        put("charts/SPS", steps / max(seconds, 1e-9))
         keys = {
             "policy_loss": "losses/policy_loss",
             "vf_loss": "losses/value_loss",
@@ -361,15 +402,15 @@ class RLlibTrainer:
             "default_optimizer_learning_rate": "charts/learning_rate",
         }
         for key, name in keys.items():
-            if key in learner:
-                log.record(name, float(learner[key]))
+            put(name, learner.get(key))
         for key, value in runners.items():
             if key.startswith(("win_rate_vs_", "truncated_rate_vs_")):
-                log.record(f"charts/{key}", float(value))
-        if "num_episodes" in runners:
-            log.record("charts/games", int(runners["num_episodes"]))
-        log.record("charts/pool_snapshots", len(self.snapshots))
-        log.record("charts/iterations", self.iteration)
+                put(f"charts/{key}", value)
+        games = runners.get("num_episodes")
+        if games is not None and math.isfinite(games):
+            self.logger.record("charts/games", int(games))
+        self.logger.record("charts/pool_snapshots", len(self.snapshots))
+        self.logger.record("charts/iterations", self.iteration)
 
     def learn(self) -> None:
         c = self.config
@@ -387,6 +428,7 @@ class RLlibTrainer:
                 smoothing=0.05,
             )
         wall, cpu, start_step = time.perf_counter(), time.process_time(), self.step
+        stalled_since: float | None = None
         try:
             while self.step < c.timesteps:
                 if self.step >= self.next_snapshot:
@@ -404,6 +446,13 @@ class RLlibTrainer:
                 result = self.algo.train()
                 self.iteration += 1
                 steps = learner_steps(result)
+                if steps:
+                    stalled_since = None
+                else:  # failed env runners (restarting, or past their restarts)
+                    stalled_since = stalled_since or began
+                    if time.perf_counter() - stalled_since > STALL_S:
+                        raise RunnersLost(self.run_dir, self.checkpoint_step())
+                    time.sleep(1.0)
                 self.step += steps
                 self.log_result(result, time.perf_counter() - began, steps)
                 self.logger.dump(self.step)
@@ -478,13 +527,14 @@ class RLlibTrainer:
 
 
 def learner_steps(result: dict[str, Any]) -> int:
-    """Learner decisions sampled in this iteration (the ``learner`` module's agent steps)."""
+    """Learner decisions sampled in this iteration (the ``learner`` module's agent steps);
+    0 for an iteration that sampled none (RLlib reports NaN there, e.g. right after a failed
+    env runner was restarted)."""
     runners = result.get("env_runners", {})
     by_module = runners.get("num_module_steps_sampled", {})
-    if LEARNER in by_module:
-        return int(by_module[LEARNER])
     by_agent = runners.get("num_agent_steps_sampled", {})
-    return int(by_agent.get(LEARNER, 0))
+    steps = by_module[LEARNER] if LEARNER in by_module else by_agent.get(LEARNER, 0)
+    return int(steps) if math.isfinite(steps) else 0
 
 
 def _version(name: str) -> str:

@@ -105,6 +105,8 @@ class SelfPlayMultiAgentEnv(MultiAgentEnv):
             except ValueError:  # the game has no heuristic bot: its weight is dropped
                 self.heuristic = None
         self.state: Any = None
+        self.replaced_games = 0
+        """Games that ended before any agent's first decision, replaced by :meth:`reset`."""
 
     # ------------------------------------------------------------------ the pool draw
 
@@ -126,8 +128,19 @@ class SelfPlayMultiAgentEnv(MultiAgentEnv):
     # ------------------------------------------------------------------ the game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new game, advanced to the first decision of an RLlib agent. A game the in-env
+        opponents end before any agent has decided (Hidden Ranks: a random move can take
+        the flag or leave a side without a move) is replaced, as the SB3 env replaces it:
+        no decision, no episode (:attr:`replaced_games` counts them)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+        while True:
+            obs, over = self._new_game()
+            if not over:
+                return obs, {}
+            self.replaced_games += 1
+
+    def _new_game(self) -> tuple[dict[str, Any], bool]:
         core = self.core
         self.state = core.new_game(self.game_config, self.rng, {})
         self.learner_team = int(self.rng.integers(2))
@@ -142,8 +155,7 @@ class SelfPlayMultiAgentEnv(MultiAgentEnv):
         self.last_seat: dict[str, int] = {}
         self.learner_decisions = 0
         self.lead = self._lead()
-        obs, _ = self._advance()
-        return obs, {}
+        return self._advance()
 
     def _lead(self) -> float:
         scores = self.core.scores(self.state)

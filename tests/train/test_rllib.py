@@ -492,6 +492,7 @@ def test_a_killed_env_runner_is_restarted_and_one_past_its_restarts_stops_the_ru
     assert f"sampled nothing for {STALL_S:.0f} s" in stderr
     assert f"its last checkpoint is at step {step()} in {run}" in stderr
     assert f"--resume {run}" in stderr
+    assert f"{ray_dir}/ray/session_latest/logs" in stderr, "where Ray's worker logs are"
 
 
 def test_the_docs_give_the_fault_tolerance_constants_of_the_code():

@@ -54,10 +54,10 @@ from train.run import (
 STATE_FORMAT = "feral-rllib-trainer/1"
 
 ENV_RUNNER_RESTARTS = 3
-"""How often a failed env runner is restarted (``AlgorithmConfig.fault_tolerance``) before
-the run stops with Ray's error. RLlib's defaults (1,000 restarts, 60 s apart) turn a runner
-that keeps failing into a run that waits for hours; a stopped run keeps its last checkpoint
-for ``--resume``."""
+"""How often a failed env runner is restarted (``AlgorithmConfig.fault_tolerance``). RLlib's
+defaults (1,000 restarts, 60 s apart) turn a runner that keeps failing into a run that waits
+for hours; past these restarts the run stops after :data:`STALL_S` (:class:`RunnersLost`)
+and keeps its last checkpoint for ``--resume``."""
 
 ENV_RUNNER_RESTART_DELAY_S = 5.0
 """Seconds between two restarts of a failed env runner."""
@@ -65,6 +65,11 @@ ENV_RUNNER_RESTART_DELAY_S = 5.0
 STALL_S = 120.0
 """A run whose iterations sample no learner decision for this long stops (:class:`RunnersLost`):
 once its env runners are past their restarts RLlib goes on returning empty iterations."""
+
+
+def _ray_logs() -> str:
+    """Where a local Ray session keeps its logs (``RAY_TMPDIR``, else /tmp)."""
+    return str(Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "session_latest" / "logs")
 
 
 class RunnersLost(RuntimeError):
@@ -75,8 +80,9 @@ class RunnersLost(RuntimeError):
         saved = "no checkpoint" if step is None else f"its last checkpoint is at step {step}"
         super().__init__(
             f"the run's env runners sampled nothing for {STALL_S:.0f} s: they failed and "
-            f"RLlib's {ENV_RUNNER_RESTARTS} restarts did not bring them back (Ray's worker "
-            f"logs say why); {saved} in {run_dir}"
+            f"RLlib's {ENV_RUNNER_RESTARTS} restarts did not bring them back (the worker-*.err "
+            f"files of Ray's logs, {_ray_logs()} on this machine, say why); {saved} in "
+            f"{run_dir}"
         )
         self.run_dir, self.step = run_dir, step
 

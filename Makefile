@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv train test test-all lint bench bench-vector clean
+.PHONY: venv train test test-all lint bench bench-vector bench-threads clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,9 @@ bench: venv
 
 bench-vector: venv
 	$(PY) benchmarks/bench_vector.py $(ARGS)
+
+bench-threads: venv
+	$(PY) benchmarks/bench_threads.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

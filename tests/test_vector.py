@@ -85,6 +85,71 @@ def test_a_game_does_not_depend_on_the_batch_or_the_threads(game, keywords):
 
 
 @pytest.mark.parametrize(("game", "keywords"), _cases())
+def test_the_threaded_and_the_single_thread_kernels_play_the_same_games(game, keywords):
+    """Each batch kernel is compiled on threads and on one thread (``feral_envs.engine.batch``),
+    chosen by the batch's size: both variants, forced in turns, give the same batches."""
+    from feral_envs.engine.batch import BatchKernel, forced
+
+    engine = importlib.import_module(f"feral_envs.{game}.engine")
+    kernels = [k for k in vars(engine).values() if isinstance(k, BatchKernel)]
+    assert {k.__name__ for k in kernels} >= {"step_batch", "reset_batch", "random_batch"}
+    assert all(k.parallel is not k.serial for k in kernels)
+    threaded = feral_envs.vector.make(game, num_envs=24, seed=5, **keywords)
+    alone = feral_envs.vector.make(game, num_envs=24, seed=5, **keywords)
+    with forced("parallel"):
+        a = threaded.reset()
+    with forced("serial"):
+        b = alone.reset()
+    assert same(a, b)
+    for step in range(400):
+        with forced("parallel"):
+            a = threaded.step(threaded.random_actions())
+            seen = threaded.observe(step % threaded.n_seats)
+        with forced("serial"):
+            b = alone.step(alone.random_actions())
+            assert np.array_equal(seen, alone.observe(step % alone.n_seats)), step
+        assert same(a, b), step
+    assert np.array_equal(threaded.rows, alone.rows)
+    with pytest.raises(ValueError, match="'parallel' or 'serial'"):
+        with forced("threads"):
+            pass
+
+
+def test_the_docs_give_each_engines_figure_for_threads():
+    from pathlib import Path
+
+    from feral_envs.hidden_ranks import engine as hidden_ranks
+    from feral_envs.lost_heir import engine as lost_heir
+    from feral_envs.lost_ranks import engine as lost_ranks
+
+    assert lost_heir.PARALLEL_FROM == lost_ranks.PARALLEL_FROM
+    text = " ".join((Path(__file__).parent.parent / "docs" / "vector.md").read_text().split())
+    assert (
+        f"(Lost Heir and Lost Ranks {lost_heir.PARALLEL_FROM:,}, Hidden Ranks "
+        f"{hidden_ranks.PARALLEL_FROM:,})" in text
+    )
+    assert lost_heir.step_batch.min_parallel == lost_heir.PARALLEL_FROM
+
+
+def test_a_batch_kernel_runs_on_threads_from_its_figure_on():
+    from feral_envs.lost_heir import engine
+
+    kernel = engine.step_batch
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(max(2, threads) if numba.config.NUMBA_NUM_THREADS > 1 else 1)
+        parallel = numba.get_num_threads() > 1
+        assert kernel.choose(kernel.min_parallel - 1) is kernel.serial
+        assert kernel.choose(kernel.min_parallel) is (
+            kernel.parallel if parallel else kernel.serial
+        )
+        numba.set_num_threads(1)
+        assert kernel.choose(kernel.min_parallel) is kernel.serial
+    finally:
+        numba.set_num_threads(threads)
+
+
+@pytest.mark.parametrize(("game", "keywords"), _cases())
 def test_finished_games_restart_at_the_next_step_with_their_action_ignored(game, keywords):
     venv = feral_envs.vector.make(game, num_envs=16, seed=3, **keywords)
     batch = venv.reset()

@@ -34,7 +34,8 @@ What each game's ``engine`` module provides (the same names in every game):
   ``step(random_actions())`` runs the move generator once. A cache holds only while its
   game's row equals the row it was filled from (checked entry for entry), so a draw never
   depends on it;
-* batch kernels over ``rows`` (``prange`` over the games), used by
+* batch kernels over ``rows`` (``prange`` over the games; each compiled on numba's threads and
+  on one thread, run on threads from ``PARALLEL_FROM`` games on, :mod:`.batch`), used by
   :mod:`feral_envs.vector`: ``step_batch``, ``reset_batch``, ``random_batch``,
   ``first_illegal``, ``observe_batch(rows, seats, obs)``, ``masks_batch(rows, masks)``;
   and by the self-play training env (:mod:`train.vec_env`), which steps its games one round

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from feral_envs.core import DRAW
+from feral_envs.engine.batch import batch_kernel
 from feral_envs.engine.rng import N_WORDS, below, shuffle
 from feral_envs.layout import Layout
 
@@ -681,7 +682,14 @@ def _outputs(row, i, obs, masks, seats, legal):
         _mask_from_legal(legal[i], masks[i])
 
 
-@njit(cache=True, parallel=True)
+PARALLEL_FROM = 1_024
+"""How many games a call of a batch kernel needs before it runs on numba's threads
+(:mod:`feral_envs.engine.batch`): where ``step(random_actions())`` first ran faster on two
+threads than on one, measured 2026-12-03 on the 2-core machine (quiet, workqueue threads;
+``benchmarks/bench_threads.py``)."""
+
+
+@batch_kernel(PARALLEL_FROM)
 def step_batch(
     rows, actions, points, obs, masks, seats, rewards, terminated, truncated, legal=None
 ):
@@ -706,7 +714,7 @@ def step_batch(
         truncated[i] = False
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def reset_batch(rows, obs, masks, seats, legal=None):
     """``new_game`` in every row (stream and keywords set by the caller), then the outputs
     (and the ``LEGAL`` caches, as :func:`step_batch`)."""
@@ -715,13 +723,13 @@ def reset_batch(rows, obs, masks, seats, legal=None):
         _outputs(rows[i], i, obs, masks, seats, legal)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def observe_batch(rows, seats, obs):
     for i in prange(rows.shape[0]):
         observe(rows[i], seats[i], obs[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def masks_batch(rows, masks):
     for i in prange(rows.shape[0]):
         legal_mask(rows[i], masks[i])
@@ -735,7 +743,7 @@ def scores_batch(rows, out):
         out[i, 1] = score(rows[i], 1)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def status_batch(rows, seats, terminated, truncated, winners):
     """Every game's seat to act and ``status``: ``seats[i] = to_act(rows[i])``,
     ``(terminated[i], truncated[i], winners[i]) = status(rows[i])``."""
@@ -744,7 +752,7 @@ def status_batch(rows, seats, terminated, truncated, winners):
         terminated[i], truncated[i], winners[i] = status(rows[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def apply_batch(rows, actions):
     """``apply(rows[i], actions[i])`` in every game whose ``actions[i] >= 0`` (a legal
     action); a game with a negative action is left as it is."""
@@ -887,7 +895,7 @@ def _draw_legal(legal, rng_row):
     return 0  # not reached
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def random_batch(rows, rng_rows, out, legal=None):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the
     game's own stream); 0 for a game that is over (nothing drawn). ``legal`` (optional, one
@@ -904,7 +912,7 @@ def random_batch(rows, rng_rows, out, legal=None):
         out[i] = _draw_legal(cache, rng_rows[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def first_illegal(rows, actions):
     """Index of the first game whose action is not legal (a finished game accepts any), or
     -1."""

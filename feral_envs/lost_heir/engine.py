@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from feral_envs.cards import NO_CARD, NO_SUIT
 from feral_envs.core import DRAW
+from feral_envs.engine.batch import batch_kernel
 from feral_envs.engine.rng import below, permutation
 from feral_envs.layout import Layout
 from feral_envs.lost_heir import rules
@@ -795,7 +796,14 @@ def _step_rewards(row, scores_before, points, rewards):
             rewards[seat] = 1 if TEAM_OF_SEAT[seat] == row[WINNER] else -1
 
 
-@njit(cache=True, parallel=True)
+PARALLEL_FROM = 2_048
+"""How many games a call of a batch kernel needs before it runs on numba's threads
+(:mod:`feral_envs.engine.batch`): where ``step(random_actions())`` first ran faster on two
+threads than on one, measured 2026-12-03 on the 2-core machine (quiet, workqueue threads;
+``benchmarks/bench_threads.py``)."""
+
+
+@batch_kernel(PARALLEL_FROM)
 def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, truncated):
     """Step every game: a finished game restarts (``new_game``, its action ignored), any
     other plays its action; then the outputs of the seat to act."""
@@ -814,7 +822,7 @@ def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, tr
         truncated[i] = row[TRUNCATED] != 0
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def reset_batch(rows, obs, masks, seats):
     """A new game in every row (stream words and keywords already set by the caller)."""
     for i in prange(rows.shape[0]):
@@ -822,19 +830,19 @@ def reset_batch(rows, obs, masks, seats):
         _outputs(rows[i], i, obs, masks, seats)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def observe_batch(rows, seats, obs):
     for i in prange(rows.shape[0]):
         observe(rows[i], seats[i], obs[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def masks_batch(rows, masks):
     for i in prange(rows.shape[0]):
         legal_mask(rows[i], masks[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def status_batch(rows, seats, terminated, truncated, winners):
     """Every game's seat to act and ``status``: ``seats[i] = to_act(rows[i])``,
     ``(terminated[i], truncated[i], winners[i]) = status(rows[i])``."""
@@ -843,7 +851,7 @@ def status_batch(rows, seats, terminated, truncated, winners):
         terminated[i], truncated[i], winners[i] = status(rows[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def apply_batch(rows, actions):
     """``apply(rows[i], actions[i])`` in every game whose ``actions[i] >= 0`` (a legal
     action); a game with a negative action is left as it is."""
@@ -880,7 +888,7 @@ def _random_legal(row, rng_row):
     return 0
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def random_batch(rows, rng_rows, out):
     """``out[i]``: a uniform legal action of game ``i``, drawn from ``rng_rows[i]`` (not the
     game's own stream, so that random opponents never change the deals); 0, and no draw, for
@@ -889,7 +897,7 @@ def random_batch(rows, rng_rows, out):
         out[i] = _random_legal(rows[i], rng_rows[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def first_illegal(rows, actions):
     """Index of the first game whose action is not legal (a finished game accepts any), -1
     if none."""

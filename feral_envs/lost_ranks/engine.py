@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from feral_envs.cards import CANNOT_WIN, NO_CARD, NO_SUIT, NO_WINNER
 from feral_envs.core import DRAW
+from feral_envs.engine.batch import batch_kernel
 from feral_envs.engine.rng import N_WORDS, below, permutation, shuffle
 from feral_envs.layout import Layout
 from feral_envs.lost_ranks import encoding, rules
@@ -755,7 +756,14 @@ def _outputs(row, i, obs, masks, seats):
     legal_mask(row, masks[i])
 
 
-@njit(cache=True, parallel=True)
+PARALLEL_FROM = 2_048
+"""How many games a call of a batch kernel needs before it runs on numba's threads
+(:mod:`feral_envs.engine.batch`): where ``step(random_actions())`` first ran faster on two
+threads than on one, measured 2026-12-03 on the 2-core machine (quiet, workqueue threads;
+``benchmarks/bench_threads.py``)."""
+
+
+@batch_kernel(PARALLEL_FROM)
 def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, truncated):
     """One step of every game: a finished game restarts (its action ignored), the others
     play ``actions[i]``; then each game's rewards, decision and status."""
@@ -773,7 +781,7 @@ def step_batch(rows, actions, points, obs, masks, seats, rewards, terminated, tr
         truncated[i] = False
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def reset_batch(rows, obs, masks, seats):
     """``new_game`` in every row (stream and keywords set), then each game's decision."""
     for i in prange(rows.shape[0]):
@@ -781,13 +789,13 @@ def reset_batch(rows, obs, masks, seats):
         _outputs(rows[i], i, obs, masks, seats)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def observe_batch(rows, seats, obs):
     for i in prange(rows.shape[0]):
         observe(rows[i], seats[i], obs[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def masks_batch(rows, masks):
     for i in prange(rows.shape[0]):
         legal_mask(rows[i], masks[i])
@@ -801,7 +809,7 @@ def scores_batch(rows, out):
         out[i, 1] = score(rows[i], 1)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def status_batch(rows, seats, terminated, truncated, winners):
     """Every game's seat to act and ``status``: ``seats[i] = to_act(rows[i])``,
     ``(terminated[i], truncated[i], winners[i]) = status(rows[i])``."""
@@ -810,7 +818,7 @@ def status_batch(rows, seats, terminated, truncated, winners):
         terminated[i], truncated[i], winners[i] = status(rows[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def apply_batch(rows, actions):
     """``apply(rows[i], actions[i])`` in every game whose ``actions[i] >= 0`` (a legal
     action); a game with a negative action is left as it is."""
@@ -819,7 +827,7 @@ def apply_batch(rows, actions):
             apply(rows[i], actions[i])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(PARALLEL_FROM)
 def random_batch(rows, rng_rows, out):
     """A uniform legal action of every game, drawn from ``rng_rows[i]`` (not the game's own
     stream); 0 for a game that is over."""

@@ -110,6 +110,15 @@ def test_the_threaded_and_the_single_thread_kernels_play_the_same_games(game, ke
             assert np.array_equal(seen, alone.observe(step % alone.n_seats)), step
         assert same(a, b), step
     assert np.array_equal(threaded.rows, alone.rows)
+    actions = threaded.random_actions()
+    running = np.flatnonzero(~(a.terminated | a.truncated))
+    bad = int(running[-1])
+    actions[bad] = int(np.flatnonzero(a.action_mask[bad] == 0)[0])  # illegal there
+    for venv, variant in ((threaded, "parallel"), (alone, "serial")):
+        before = venv.get_state()
+        with forced(variant), pytest.raises(ValueError, match=f"game {bad}: illegal action"):
+            venv.step(actions)
+        assert all(np.array_equal(before[k], v) for k, v in venv.get_state().items())
     with pytest.raises(ValueError, match="'parallel' or 'serial'"):
         with forced("threads"):
             pass

@@ -3,19 +3,19 @@ thread alone.
 
 A batch kernel is a loop ``for i in prange(rows.shape[0])`` over the games of a batch, each
 game on its own (no game reads another's entries). Starting numba's threads costs a fixed
-time per call, about 165 microseconds with the workqueue layer the engine uses
+time per call: about 165 microseconds with the workqueue layer the engine uses
 (:mod:`feral_envs.engine`; 3.5 with OpenMP's spinning threads), measured 2026-12-03 on the
-2-core machine, and a ``step`` of the batched API makes three such calls; where a Hidden
-Ranks step costs about 2.5 microseconds a game, a Lost Heir step about 0.7 and a validity
-check a few tens of nanoseconds. :func:`batch_kernel` therefore compiles each loop as it is
+2-core machine. A ``step`` of the batched API makes three such calls, while the games' own
+work is about 2 microseconds a game for Hidden Ranks, 1 for Lost Heir and a few tens of
+nanoseconds for a validity check. :func:`batch_kernel` therefore compiles each loop as it is
 (``parallel=True``) and once more with ``prange`` as a plain ``range``, and a call runs the
 second where the batch has fewer games than its engine's ``PARALLEL_FROM``, or numba has one
-thread. One figure per game, not one per kernel: threads that have just run a kernel start
-the next sooner, so a step whose kernels all run on threads beat one that mixed the two
-(``benchmarks/bench_threads.py`` measures all three ways; its figures of 2026-12-03 are in
-``docs/vector.md``). Both variants come from the same source and each game's result is the
-same either way (tests check it): only the speed depends on the choice. Another machine may
-set a kernel's ``min_parallel``, or run a block with :func:`forced`.
+thread. One figure per game, not one per kernel: a step that mixed the two, each kernel
+from its own break-even, was not better overall (``docs/vector.md``, "Threads", with the
+figures of ``benchmarks/bench_threads.py``). Both variants come from the same source and
+each game's result is the same either way (tests check it): only the speed depends on the
+choice. Another machine may set a kernel's ``min_parallel``, or run a block with
+:func:`forced`.
 """
 
 from __future__ import annotations

@@ -93,7 +93,6 @@ def test_the_threaded_and_the_single_thread_kernels_play_the_same_games(game, ke
     engine = importlib.import_module(f"feral_envs.{game}.engine")
     kernels = [k for k in vars(engine).values() if isinstance(k, BatchKernel)]
     assert {k.__name__ for k in kernels} >= {"step_batch", "reset_batch", "random_batch"}
-    assert all(k.parallel is not k.serial for k in kernels)
     threaded = feral_envs.vector.make(game, num_envs=24, seed=5, **keywords)
     alone = feral_envs.vector.make(game, num_envs=24, seed=5, **keywords)
     with forced("parallel"):
@@ -146,7 +145,7 @@ def test_a_batch_kernel_runs_on_threads_from_its_figure_on():
     kernel = engine.step_batch
     threads = numba.get_num_threads()
     try:
-        numba.set_num_threads(max(2, threads) if numba.config.NUMBA_NUM_THREADS > 1 else 1)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)  # every thread numba has
         parallel = numba.get_num_threads() > 1
         assert kernel.choose(kernel.min_parallel - 1) is kernel.serial
         assert kernel.choose(kernel.min_parallel) is (

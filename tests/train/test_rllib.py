@@ -502,3 +502,19 @@ def test_the_docs_give_the_fault_tolerance_constants_of_the_code():
     assert f"`ENV_RUNNER_RESTARTS` = {backend.ENV_RUNNER_RESTARTS} times" in text
     assert f"{backend.ENV_RUNNER_RESTART_DELAY_S:.0f} s apart (`train/rllib/backend.py`" in text
     assert f"`STALL_S` = {backend.STALL_S:.0f} s" in text
+
+
+def test_the_lost_runners_message_says_where_the_worker_logs_are(monkeypatch, tmp_path):
+    from train.config import TrainConfig
+    from train.rllib.backend import RunnersLost, ray_logs
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    local = str(RunnersLost(tmp_path / "run", 4096, ray_logs(TrainConfig())))
+    assert f"in {tmp_path}/ray/session_latest/logs on this machine" in local
+    assert f"its last checkpoint is at step 4096 in {tmp_path / 'run'}" in local
+    joined = ray_logs(TrainConfig(address="10.0.0.5:6379"))
+    assert "each node of the cluster" in joined and str(tmp_path) not in joined
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.5:6379")
+    assert ray_logs(TrainConfig()) == joined
+    assert "no checkpoint" in str(RunnersLost(tmp_path, None, joined))

@@ -67,22 +67,31 @@ STALL_S = 120.0
 once its env runners are past their restarts RLlib goes on returning empty iterations."""
 
 
-def _ray_logs() -> str:
-    """Where a local Ray session keeps its logs (``RAY_TMPDIR``, else /tmp)."""
-    return str(Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "session_latest" / "logs")
+def cluster_address(config: TrainConfig) -> str | None:
+    """The cluster the run joins (``--address``, else ``RAY_ADDRESS``), or None: Ray started
+    on this machine."""
+    return config.address or os.environ.get("RAY_ADDRESS") or None
+
+
+def ray_logs(config: TrainConfig) -> str:
+    """Where the run's Ray workers write their logs, for a message."""
+    if cluster_address(config):
+        return "in session_latest/logs under the Ray temp dir of each node of the cluster"
+    local = Path(os.environ.get("RAY_TMPDIR", "/tmp")) / "ray" / "session_latest" / "logs"
+    return f"in {local} on this machine"
 
 
 class RunnersLost(RuntimeError):
     """No env runner has sampled a learner decision for :data:`STALL_S` seconds; ``step`` is
-    that of the run's last checkpoint (``None``: it wrote none)."""
+    that of the run's last checkpoint (``None``: it wrote none); ``logs`` says where Ray's
+    worker logs are (:func:`ray_logs`)."""
 
-    def __init__(self, run_dir: Path, step: int | None) -> None:
+    def __init__(self, run_dir: Path, step: int | None, logs: str) -> None:
         saved = "no checkpoint" if step is None else f"its last checkpoint is at step {step}"
         super().__init__(
             f"the run's env runners sampled nothing for {STALL_S:.0f} s: they failed and "
             f"RLlib's {ENV_RUNNER_RESTARTS} restarts did not bring them back (the worker-*.err "
-            f"files of Ray's logs, {_ray_logs()} on this machine, say why); {saved} in "
-            f"{run_dir}"
+            f"files of Ray's logs, {logs}, say why); {saved} in {run_dir}"
         )
         self.run_dir, self.step = run_dir, step
 
@@ -119,7 +128,7 @@ def init_ray(config: TrainConfig) -> None:
     root = str(Path(feral_envs.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     runtime_env = {"env_vars": {"PYTHONPATH": path}}
-    address = config.address or os.environ.get("RAY_ADDRESS") or None
+    address = cluster_address(config)
     if address:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=True)
     else:
@@ -457,7 +466,7 @@ class RLlibTrainer:
                 else:  # failed env runners (restarting, or past their restarts)
                     stalled_since = stalled_since or began
                     if time.perf_counter() - stalled_since > STALL_S:
-                        raise RunnersLost(self.run_dir, self.checkpoint_step())
+                        raise RunnersLost(self.run_dir, self.checkpoint_step(), ray_logs(c))
                     time.sleep(1.0)
                 self.step += steps
                 self.log_result(result, time.perf_counter() - began, steps)

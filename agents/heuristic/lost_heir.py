@@ -70,6 +70,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.base import BasePolicy
 from feral_envs.cards import trick_winner
@@ -84,6 +85,7 @@ from feral_envs.lost_heir.encoding import (
     HEIR,
     MAX_BID,
     MIN_BID,
+    N_BIDS,
     N_RANKS,
     N_SEATS,
     N_TRICKS,
@@ -489,6 +491,515 @@ class LostHeirHeuristic(BasePolicy):
             return (keep, RANK[card] + 1.5 * length[CITY[card]])
 
         return self._pick(cards, key)
+
+
+# ---------------------------------------------------------------------------------------
+# The compiled rules: one decision from one observation row (numba). ``decide`` returns
+# ``(action, rule, ties)``: ``rule`` indexes :data:`RULES`; ``ties`` is 0, or the bit mask
+# (bit = card id) of two or more equally good cards, of which the caller's generator picks
+# one (:func:`resolve`), as ``_pick`` does.
+
+RULES = tuple(f"B{i}" for i in range(1, 7)) + tuple(f"L{i}" for i in range(1, 6))
+RULES += tuple(f"F{i}" for i in range(1, 8))
+"""The rule names, in the order of the kernel's rule codes."""
+_B1, _B2, _B3, _B4, _B5, _B6 = range(6)
+_L1, _L2, _L3, _L4, _L5 = range(6, 11)
+_F1, _F2, _F3, _F4, _F5, _F6, _F7 = range(11, 18)
+
+_CITY = np.asarray(CITY, dtype=np.int64)
+_RANK = np.asarray(RANK, dtype=np.int64)
+_SURE_SIDE = np.asarray(SURE_SIDE, dtype=np.float64)
+_GUARDED_TRUMP = np.asarray(GUARDED_TRUMP, dtype=np.float64)
+_HEIR_TERM = np.array([[HEIR_TERMS.get((bool(h), bool(t)), 0.0) for t in (0, 1)] for h in (0, 1)])
+_BOY_TERM = np.array([[BOY_TERMS.get((bool(h), bool(t)), 0.0) for t in (0, 1)] for h in (0, 1)])
+"""``[held][trump city]``: the special-card terms of :data:`HEIR_TERMS` and :data:`BOY_TERMS`."""
+
+_HAND, _PLAYED, _TRICK = OBS.hand.start, OBS.played.start, OBS.trick.start
+_LEADER, _LED, _TRUMP, _DECLARER = (
+    OBS.leader.start,
+    OBS.led_city.start,
+    OBS.trump.start,
+    OBS.declarer.start,
+)
+_CARD_TRICK, _TRICK_LEADERS = OBS.card_trick.start, OBS.trick_leaders.start
+_PHASE, _HIGH_BID, _HIGH_BIDDER = OBS.phase.start, OBS.high_bid.start, OBS.high_bidder.start
+_N_CARDS = DECK.n
+_PLAY, _DEALER, _DUEL_BIDDER, _DUEL_DEALER = (
+    Phase.PLAY,
+    Phase.DEALER,
+    Phase.DUEL_BIDDER,
+    Phase.DUEL_DEALER,
+)
+
+
+@njit(cache=True)
+def _first_one(o, start, size):
+    for i in range(size):
+        if o[start + i] != 0:
+            return i
+    return NOBODY
+
+
+@njit(cache=True)
+def _declarer_points_k(held, trump):
+    """:func:`declarer_points` over ``held`` (bool, 32), summed in the same order."""
+    tricks = 0.0
+    for city in range(N_CITIES):
+        length = 0
+        for rank in range(N_RANKS):
+            length += held[city * N_RANKS + rank]
+        total = 0.0
+        i = 0
+        for rank in range(TOP, -1, -1):
+            if not held[city * N_RANKS + rank]:
+                continue
+            higher_out = TOP - rank - i
+            lower_held = length - 1 - i
+            if city == trump:
+                if higher_out < len(GUARDED_TRUMP) and lower_held >= higher_out:
+                    value = _GUARDED_TRUMP[higher_out]
+                else:
+                    value = UNGUARDED_TRUMP
+                if i >= 3:
+                    value = max(value, LONG_TRUMP)
+            elif higher_out == 0:
+                value = _SURE_SIDE[i] if i < len(SURE_SIDE) else 0.0
+            elif higher_out == 1 and lower_held >= 1 and i < len(SURE_SIDE):
+                value = GUARDED_SIDE
+            else:
+                value = 0.0
+            total += value
+            i += 1
+        tricks += total
+    n_trump = 0
+    for rank in range(N_RANKS):
+        n_trump += held[trump * N_RANKS + rank]
+    if n_trump >= 3:
+        ruffs = 0.0
+        for city in range(N_CITIES):
+            if city == trump:
+                continue
+            length = 0
+            for rank in range(N_RANKS):
+                length += held[city * N_RANKS + rank]
+            if length == 0:
+                ruffs += RUFF_VOID
+            elif length == 1:
+                ruffs += RUFF_SINGLETON
+            else:
+                ruffs += 0.0
+        tricks += ruffs
+    tricks = min(tricks, float(N_TRICKS))
+    heir = _HEIR_TERM[int(held[HEIR]), int(trump == HEIR_CITY)]
+    boy = _BOY_TERM[int(held[BOY]), int(trump == BOY_CITY)]
+    return BASE_POINTS + POINTS_PER_TRICK * tricks + heir + boy
+
+
+@njit(cache=True)
+def _hand_strength_k(held):
+    """:func:`hand_strength` over ``held``: ``(city, points)``; -1 for an empty hand."""
+    best, best_points, best_len, best_sum = NOBODY, 0.0, 0, 0
+    for city in range(N_CITIES):
+        length, ranks = 0, 0
+        for rank in range(N_RANKS):
+            if held[city * N_RANKS + rank]:
+                length += 1
+                ranks += rank
+        if length == 0:
+            continue
+        points = _declarer_points_k(held, city)
+        if best == NOBODY or (points, length, ranks) > (best_points, best_len, best_sum):
+            best, best_points, best_len, best_sum = city, points, length, ranks
+    return best, best_points
+
+
+@njit(cache=True)
+def _unseen_above(unseen, card):
+    for c in range(card + 1, (_CITY[card] + 1) * N_RANKS):
+        if unseen[c]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _may_ruff(trump, unseen_count, voids, seat, city):
+    if trump == NOBODY or trump == city or unseen_count[trump] == 0:
+        return False
+    if voids[seat, trump]:
+        return False
+    return voids[seat, city] or unseen_count[city] == 0
+
+
+@njit(cache=True)
+def _opponent_can_beat(trump, unseen, unseen_count, voids, position, card, led):
+    city = _CITY[card]
+    for k in range(1, N_SEATS - position):
+        seat = k  # (ME + k) % N_SEATS
+        if seat == PARTNER:
+            continue
+        if city == trump:
+            if led == trump:
+                if not voids[seat, city] and _unseen_above(unseen, card):
+                    return True
+            elif _may_ruff(trump, unseen_count, voids, seat, led) and _unseen_above(unseen, card):
+                return True
+        else:
+            if not voids[seat, city] and _unseen_above(unseen, card):
+                return True
+            if _may_ruff(trump, unseen_count, voids, seat, led):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _beats(trump, led, card, best):
+    if _CITY[card] == trump:
+        return _CITY[best] != trump or _RANK[card] > _RANK[best]
+    return _CITY[card] == _CITY[best] and _CITY[best] == led and _RANK[card] > _RANK[best]
+
+
+@njit(cache=True)
+def _winner(cards, n, led, trump):
+    """:func:`feral_envs.cards.trick_winner` over the first ``n`` of ``cards``."""
+    best_pos, best_key = NOBODY, -1
+    for pos in range(n):
+        card = cards[pos]
+        suit = _CITY[card]
+        if suit == trump:
+            key = 1000 + _RANK[card]
+        elif suit == led:
+            key = _RANK[card]
+        else:
+            continue
+        if key > best_key:
+            best_pos, best_key = pos, key
+    return best_pos
+
+
+@njit(cache=True)
+def _pick(keys, cards):
+    """``(card, ties)``: the card of ``cards`` (bool, 32) with the smallest key; ``ties``
+    the mask of the tied cards when there are two or more (then ``card`` is the first)."""
+    best = np.inf
+    for c in range(_N_CARDS):
+        if cards[c] and keys[c] < best:
+            best = keys[c]
+    first, ties, n = NOBODY, 0, 0
+    for c in range(_N_CARDS):
+        if cards[c] and keys[c] == best:
+            if first == NOBODY:
+                first = c
+            ties |= 1 << c
+            n += 1
+    return first, ties if n > 1 else 0
+
+
+@njit(cache=True)
+def _low(held, trump, unseen, cards, keep_boy):
+    """Rule ``_low``'s card (see :meth:`LostHeirHeuristic._low`)."""
+    keys = np.empty(_N_CARDS)
+    for c in range(_N_CARDS):
+        if not cards[c]:
+            continue
+        if c == HEIR:
+            keep = 3
+        elif c == BOY:
+            keep = 3 if keep_boy else -1
+        elif _CITY[c] == trump:
+            keep = 2
+        elif not _unseen_above(unseen, c):
+            keep = 1
+        else:
+            keep = 0
+        length = 0
+        for r in range(N_RANKS):
+            length += held[_CITY[c] * N_RANKS + r]
+        keys[c] = (keep + 1) * 100.0 + (_RANK[c] + 1.5 * length)
+    return _pick(keys, cards)
+
+
+@njit(cache=True)
+def _call(o, phase, mask):
+    held = np.zeros(_N_CARDS, dtype=np.bool_)
+    for c in range(_N_CARDS):
+        held[c] = o[_HAND + c] != 0
+    strength = _hand_strength_k(held)[1]
+    high = _first_one(o, _HIGH_BID, N_BIDS)
+    high = 0 if high == NOBODY else high + MIN_BID
+    bidder = _first_one(o, _HIGH_BIDDER, N_SEATS)
+    if phase == _DUEL_BIDDER:
+        if mask[RAISE] and strength >= high + 1 + MARGIN:
+            return _B6, RAISE
+        return _B6, CONCEDE
+    if (phase == _DEALER or phase == _DUEL_DEALER) and high:
+        if bidder == PARTNER:
+            return _B4, ACCEPT
+        return _B5, REFUSE if strength >= high + MARGIN else ACCEPT
+    if bidder == PARTNER:
+        return _B1, PASS
+    rule = _B3 if phase == _DEALER else _B2
+    price = max(high + 1, MIN_BID)
+    if price <= MAX_BID and strength >= price + MARGIN:
+        return rule, BID + price - MIN_BID
+    return rule, PASS
+
+
+@njit(cache=True)
+def decide(o, mask):
+    """``(action, rule, ties)`` for one observation row and its action mask (see above)."""
+    phase = _first_one(o, _PHASE, 6)
+    if phase != _PLAY:
+        rule, action = _call(o, phase, mask)
+        return action, rule, 0
+    # --- the table (``Table``) ---
+    held = np.zeros(_N_CARDS, dtype=np.bool_)
+    unseen = np.ones(_N_CARDS, dtype=np.bool_)
+    for c in range(_N_CARDS):
+        if o[_HAND + c] != 0:
+            held[c] = True
+            unseen[c] = False
+    any_played = False
+    for seat in range(N_SEATS):
+        for c in range(_N_CARDS):
+            if o[_PLAYED + seat * _N_CARDS + c] != 0:
+                unseen[c] = False
+                any_played = True
+    unseen_count = np.zeros(N_CITIES, dtype=np.int64)
+    for c in range(_N_CARDS):
+        unseen_count[_CITY[c]] += unseen[c]
+    trump = _first_one(o, _TRUMP, N_CITIES)
+    led = _first_one(o, _LED, N_CITIES)
+    declarer = _first_one(o, _DECLARER, N_SEATS)
+    leader = _first_one(o, _LEADER, N_SEATS)
+    trick = np.zeros(N_SEATS, dtype=np.int64)
+    trick_seat = np.zeros(N_SEATS, dtype=np.int64)
+    position = 0
+    for pos in range(N_SEATS):
+        for c in range(_N_CARDS):
+            if o[_TRICK + pos * _N_CARDS + c] != 0:
+                trick[position] = c
+                trick_seat[position] = (leader + pos) % N_SEATS
+                position += 1
+    voids = np.zeros((N_SEATS, N_CITIES), dtype=np.bool_)
+    if any_played:
+        trick_of = np.full(_N_CARDS, NOBODY, dtype=np.int64)
+        for c in range(_N_CARDS):
+            for k in range(N_TRICKS):
+                if o[_CARD_TRICK + c * N_TRICKS + k] != 0:
+                    trick_of[c] = k
+        leader_of = np.full(N_TRICKS, NOBODY, dtype=np.int64)
+        for seat in range(N_SEATS):
+            for k in range(N_TRICKS):
+                if o[_TRICK_LEADERS + seat * N_TRICKS + k] != 0:
+                    leader_of[k] = seat
+        led_city = np.full(N_TRICKS, NOBODY, dtype=np.int64)
+        for seat in range(N_SEATS):
+            for c in range(_N_CARDS):
+                if o[_PLAYED + seat * _N_CARDS + c] != 0 and leader_of[trick_of[c]] == seat:
+                    led_city[trick_of[c]] = _CITY[c]
+        for seat in range(N_SEATS):
+            for c in range(_N_CARDS):
+                if o[_PLAYED + seat * _N_CARDS + c] != 0:
+                    city = led_city[trick_of[c]]
+                    if city != NOBODY and _CITY[c] != city:
+                        voids[seat, city] = True
+    legal = np.zeros(_N_CARDS, dtype=np.bool_)
+    for c in range(_N_CARDS):
+        legal[c] = held[c] and mask[CARD + c] != 0
+    keys = np.zeros(_N_CARDS)
+    if position == 0:
+        rule, action, ties = _lead(
+            held, legal, unseen, unseen_count, voids, trump, declarer, mask[TAKE_A_LEAD] != 0, keys
+        )
+        return action, rule, ties
+    rule, card, ties = _follow(
+        held, legal, unseen, unseen_count, voids, trump, led, trick, trick_seat, position, keys
+    )
+    return CARD + card, rule, ties
+
+
+@njit(cache=True)
+def _lead(held, legal, unseen, unseen_count, voids, trump, declarer, may_take, keys):
+    """Rules L1-L5: ``(rule, action, ties)``."""
+    if trump == NOBODY:
+        city = _hand_strength_k(held)[0]
+        top, low = NOBODY, NOBODY
+        for c in range(city * N_RANKS, (city + 1) * N_RANKS):
+            if held[c]:
+                top = c  # the highest so far: ranks ascend with the id
+                if low == NOBODY and c != HEIR and c != BOY:
+                    low = c
+        if not _unseen_above(unseen, top) or low == NOBODY:
+            return _L1, CARD + top, 0
+        return _L1, CARD + low, 0
+    n_sure, n_trumps = 0, 0
+    sure = np.zeros(_N_CARDS, dtype=np.bool_)
+    for c in range(_N_CARDS):
+        if not legal[c]:
+            continue
+        if _CITY[c] == trump:
+            n_trumps += 1
+        if c != BOY and not _unseen_above(unseen, c):  # ``safe_lead``
+            safe = True
+            if _CITY[c] != trump:
+                for seat in (LEFT, RIGHT):
+                    if _may_ruff(trump, unseen_count, voids, seat, _CITY[c]):
+                        safe = False
+            if safe:
+                sure[c] = True
+                n_sure += 1
+    if may_take and n_sure == 0 and _partner_better(unseen_count, voids, trump, declarer):
+        return _L2, TAKE_A_LEAD, 0
+    if (declarer == ME or declarer == PARTNER) and unseen_count[trump] > 0 and n_trumps:
+        boss, plain = NOBODY, NOBODY
+        for c in range(trump * N_RANKS, (trump + 1) * N_RANKS):
+            if not legal[c]:
+                continue
+            if not _unseen_above(unseen, c):
+                boss = c  # the highest boss so far
+            if plain == NOBODY and c != HEIR and c != BOY:
+                plain = c
+        if boss != NOBODY:
+            return _L3, CARD + boss, 0
+        if declarer == ME and plain != NOBODY and n_trumps >= unseen_count[trump]:
+            return _L3, CARD + plain, 0
+    if n_sure:
+        if sure[HEIR]:
+            return _L4, CARD + HEIR, 0
+        for c in range(_N_CARDS):
+            if sure[c]:
+                keys[c] = (_CITY[c] == trump) * N_RANKS + (TOP - _RANK[c])
+        card, ties = _pick(keys, sure)
+        return _L4, CARD + card, ties
+    # L5: (special, trump, ruffed, -length, rank), smallest first
+    for c in range(_N_CARDS):
+        if not legal[c]:
+            continue
+        city = _CITY[c]
+        special = 2 if c == HEIR else 1 if c == BOY else 0
+        ruffed = voids[LEFT, city] or voids[RIGHT, city]
+        length = 0
+        for r in range(N_RANKS):
+            length += held[city * N_RANKS + r]
+        keys[c] = (
+            ((special * 2 + (city == trump)) * 2 + ruffed) * (N_RANKS + 1) + (N_RANKS - length)
+        ) * N_RANKS + _RANK[c]
+    card, ties = _pick(keys, legal)
+    return _L5, CARD + card, ties
+
+
+@njit(cache=True)
+def _partner_better(unseen_count, voids, trump, declarer):
+    """Rule L2's test (:meth:`LostHeirHeuristic._partner_better`)."""
+    if declarer == PARTNER and unseen_count[trump] > 0 and not voids[PARTNER, trump]:
+        return True
+    for city in range(N_CITIES):
+        if unseen_count[city] == 0 or voids[PARTNER, city]:
+            continue
+        shut = True
+        for o in (LEFT, RIGHT):
+            if not voids[o, city] or _may_ruff(trump, unseen_count, voids, o, city):
+                shut = False
+        if shut:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _follow(
+    held, legal, unseen, unseen_count, voids, trump, led, trick, trick_seat, position, keys
+):
+    """Rules F1-F7: ``(rule, card, ties)``."""
+    win = _winner(trick, position, led, trump)
+    win_seat, win_card = trick_seat[win], trick[win]
+    partner_winning = win_seat == PARTNER
+    if partner_winning and not _opponent_can_beat(
+        trump, unseen, unseen_count, voids, position, win_card, led
+    ):
+        if legal[HEIR]:
+            return _F1, HEIR, 0
+        card, ties = _low(held, trump, unseen, legal, True)
+        return _F1, card, ties
+    if legal[BOY] and not partner_winning:  # F2: ``_boy_stays_out``
+        with_boy = np.empty(N_SEATS + 1, dtype=np.int64)
+        with_boy[:position] = trick[:position]
+        with_boy[position] = BOY
+        pos = _winner(with_boy, position + 1, led, trump)
+        if pos != position and (trick_seat[pos] == LEFT or trick_seat[pos] == RIGHT):
+            if position >= 2:  # the partner has played
+                return _F2, BOY, 0
+            best = trick[pos]
+            partner_may_ruff = _CITY[best] != trump and _may_ruff(
+                trump, unseen_count, voids, PARTNER, led
+            )
+            if not _unseen_above(unseen, best) and not partner_may_ruff:
+                return _F2, BOY, 0
+    winners = np.zeros(_N_CARDS, dtype=np.bool_)
+    losers = np.zeros(_N_CARDS, dtype=np.bool_)
+    n_winners, n_losers = 0, 0
+    for c in range(_N_CARDS):
+        if not legal[c]:
+            continue
+        if _beats(trump, led, c, win_card):
+            winners[c] = True
+            n_winners += 1
+        else:
+            losers[c] = True
+            n_losers += 1
+    boy_in, heir_in = False, False
+    for pos in range(position):
+        boy_in |= trick[pos] == BOY
+        heir_in |= trick[pos] == HEIR
+    for c in range(_N_CARDS):  # cheapest: side card before trump, low before high
+        keys[c] = (_CITY[c] == trump) * N_RANKS + _RANK[c]
+    if boy_in and not heir_in:
+        if n_losers:
+            card, ties = _low(held, trump, unseen, losers, partner_winning)
+            return _F3, card, ties
+        card, ties = _pick(keys, winners)
+        return _F3, card, ties
+    sure = np.zeros(_N_CARDS, dtype=np.bool_)
+    n_sure = 0
+    for c in range(_N_CARDS):
+        if (
+            winners[c]
+            and c != BOY
+            and not _opponent_can_beat(trump, unseen, unseen_count, voids, position, c, led)
+        ):
+            sure[c] = True
+            n_sure += 1
+    if n_sure:
+        card, ties = _pick(keys, sure)
+        return _F4, card, ties
+    if partner_winning:
+        card, ties = _low(held, trump, unseen, legal, True)
+        return _F5, card, ties
+    if n_winners and (heir_in or position == 2):
+        for c in range(_N_CARDS):
+            keys[c] = -_RANK[c]
+        card, ties = _pick(keys, winners)
+        return _F6, card, ties
+    if n_winners and n_losers and position == 1:
+        card, ties = _low(held, trump, unseen, losers, False)
+        return _F6, card, ties
+    card, ties = _low(held, trump, unseen, legal, winners[BOY])
+    return _F7, card, ties
+
+
+@njit(cache=True)
+def decide_batch(obs, masks, actions, rules, ties):
+    """:func:`decide` for each row of ``obs`` (k, OBS.size) and ``masks`` (k, N_ACTIONS),
+    into ``actions``, ``rules`` and ``ties`` (k,)."""
+    for i in range(obs.shape[0]):
+        actions[i], rules[i], ties[i] = decide(obs[i], masks[i])
+
+
+def resolve(action: int, ties: int, rng: np.random.Generator) -> int:
+    """The action once the generator has broken a tie (``ties``: the kernel's mask)."""
+    if not ties:
+        return int(action)
+    tied = [c for c in range(DECK.n) if ties >> c & 1]
+    return CARD + tied[int(rng.integers(len(tied)))]
 
 
 def make_policy(seed: int, **keywords: Any) -> LostHeirHeuristic:

@@ -8,6 +8,13 @@ breaks ties between equally good cards, so it is deterministic given its seed. A
 ``act``, ``policy.rule`` names the rule that decided. Rules are tried in order; the first
 that applies decides. ``docs/bots/lost_heir.md`` gives the reasons and the measurements.
 
+The rules are compiled (numba): :func:`decide` reads one observation row and gives the action,
+the rule and the equally good cards left to the generator; :func:`decide_batch` does it for
+many rows in one call. The bot is also a :class:`~agents.base.BatchPolicy` (``act_lanes``: one
+kernel call for all the lanes asking, each lane's ties broken by its own generator). The
+compiled rules replaced Python ones in 2026-12; they replay the Python bot's golden games
+(``tests/fixtures/golden_lost_heir_heuristic.json``).
+
 Hand strength (:func:`hand_strength`): for each city the bot holds, taken as trump, the
 points its team can expect declaring: ``2.5 + counted tricks`` plus terms for the special
 cards. Counted tricks: a trump counts 1, 0.75, 0.5, 0.25 with 0, 1, 2, 3 higher trumps out
@@ -67,14 +74,13 @@ cards seen and the voids shown):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from agents.base import BasePolicy
-from feral_envs.cards import trick_winner
-from feral_envs.layout import Span
 from feral_envs.lost_heir.encoding import (
     ACCEPT,
     BID,
@@ -85,6 +91,7 @@ from feral_envs.lost_heir.encoding import (
     HEIR,
     MAX_BID,
     MIN_BID,
+    N_ACTIONS,
     N_BIDS,
     N_RANKS,
     N_SEATS,
@@ -98,7 +105,6 @@ from feral_envs.lost_heir.encoding import (
 from feral_envs.lost_heir.rules import Phase
 
 ME, LEFT, PARTNER, RIGHT = range(N_SEATS)  # the observation's seat order
-OPPONENTS = (LEFT, RIGHT)
 N_CITIES = len(DECK.suit_names)
 TOP = N_RANKS - 1  # the Mayor, rank 7
 CITY = DECK.suit_of  # city of each card id
@@ -138,366 +144,11 @@ MARGIN = 0.5
 """The strength must reach a price plus this margin to bid, refuse or raise at it."""
 
 
-def _city_tricks(ranks: list[int], trump: bool) -> float:
-    """Expected tricks from the bot's cards of one city (``ranks`` high to low)."""
-    total = 0.0
-    length = len(ranks)
-    for i, rank in enumerate(ranks):
-        higher_out = TOP - rank - i  # higher cards of the city in other hands
-        lower_held = length - 1 - i
-        if trump:
-            if higher_out < len(GUARDED_TRUMP) and lower_held >= higher_out:
-                value = GUARDED_TRUMP[higher_out]
-            else:
-                value = UNGUARDED_TRUMP
-            if i >= 3:
-                value = max(value, LONG_TRUMP)
-        elif higher_out == 0:
-            value = SURE_SIDE[i] if i < len(SURE_SIDE) else 0.0
-        elif higher_out == 1 and lower_held >= 1 and i < len(SURE_SIDE):
-            value = GUARDED_SIDE
-        else:
-            value = 0.0
-        total += value
-    return total
-
-
-def counted_tricks(hand: list[int], trump: int) -> float:
-    """Tricks the declarer can count on in ``hand`` (card ids) with ``trump``."""
-    ranks = [
-        sorted((RANK[c] for c in hand if CITY[c] == city), reverse=True) for city in range(N_CITIES)
-    ]
-    tricks = sum(_city_tricks(ranks[city], city == trump) for city in range(N_CITIES))
-    if len(ranks[trump]) >= 3:
-        ruffs = {0: RUFF_VOID, 1: RUFF_SINGLETON}
-        tricks += sum(ruffs.get(len(ranks[c]), 0.0) for c in range(N_CITIES) if c != trump)
-    return min(tricks, float(N_TRICKS))
-
-
-def declarer_points(hand: list[int], trump: int) -> float:
-    """Points the bot's team can expect declaring with ``hand`` and ``trump``."""
-    heir = HEIR_TERMS.get((HEIR in hand, trump == HEIR_CITY), 0.0)
-    boy = BOY_TERMS.get((BOY in hand, trump == BOY_CITY), 0.0)
-    return BASE_POINTS + POINTS_PER_TRICK * counted_tricks(hand, trump) + heir + boy
-
-
-def hand_strength(hand: list[int]) -> tuple[int, float]:
-    """``(city, points)``: the best trump city for ``hand`` (card ids; a city it holds, since
-    the opening lead names trump) and the points the bot's team can expect declaring with it
-    (before the partner's call is counted). Ties go to the longer city, then to the higher
-    cards."""
-
-    def key(city: int) -> tuple:
-        cards = [RANK[c] for c in hand if CITY[c] == city]
-        return (declarer_points(hand, city), len(cards), sum(cards))
-
-    city = max({CITY[c] for c in hand}, key=key)
-    return city, declarer_points(hand, city)
-
-
 # ---------------------------------------------------------------------------------------
-# Reading the observation
-
-
-def _ones_at(observation: np.ndarray, span: Span) -> list[int]:
-    """Offsets in ``span`` of the observation's nonzero entries (0/1 fields)."""
-    return observation[span.start : span.stop].nonzero()[0].tolist()
-
-
-def _one_hot(observation: np.ndarray, span: Span) -> int:
-    """Index of the 1 in a one-hot span, or NOBODY when it is all zero."""
-    ones = _ones_at(observation, span)
-    return ones[0] if ones else NOBODY
-
-
-def _ones(observation: np.ndarray, span: Span, block: int) -> list[tuple[int, int]]:
-    """``(row, column)`` of each 1 in a span read as rows of ``block`` entries."""
-    return [divmod(i, block) for i in _ones_at(observation, span)]
-
-
-class Table:
-    """What the bot knows in the play phase, decoded from one observation."""
-
-    def __init__(self, observation: np.ndarray) -> None:
-        o = observation
-        self.hand = _ones_at(o, OBS.hand)
-        played = _ones(o, OBS.played, DECK.n)  # (seat, card)
-        self.unseen = [True] * DECK.n
-        for card in self.hand:
-            self.unseen[card] = False
-        for _, card in played:
-            self.unseen[card] = False
-        self.unseen_count = [
-            sum(self.unseen[c * N_RANKS : (c + 1) * N_RANKS]) for c in range(N_CITIES)
-        ]
-        self.trump = _one_hot(o, OBS.trump)
-        self.led = _one_hot(o, OBS.led_city)
-        self.declarer = _one_hot(o, OBS.declarer)
-        leader = _one_hot(o, OBS.leader)
-        self.trick = [  # (seat, card) in play order
-            ((leader + pos) % N_SEATS, card) for pos, card in _ones(o, OBS.trick, DECK.n)
-        ]
-        self.position = len(self.trick)
-        self.to_play_after = [(ME + k) % N_SEATS for k in range(1, N_SEATS - self.position)]
-        self.voids = self._voids(o, played)
-
-    @staticmethod
-    def _voids(o: np.ndarray, played: list[tuple[int, int]]) -> list[list[bool]]:
-        """``voids[seat][city]``: the seat failed to follow that city this hand."""
-        voids = [[False] * N_CITIES for _ in range(N_SEATS)]
-        if not played:
-            return voids
-        trick_of = dict(_ones(o, OBS.card_trick, N_TRICKS))  # card -> trick
-        leader_of = {k: seat for seat, k in _ones(o, OBS.trick_leaders, N_TRICKS)}
-        led_city = {}
-        for seat, card in played:
-            k = trick_of[card]
-            if leader_of[k] == seat:
-                led_city[k] = CITY[card]
-        for seat, card in played:
-            led = led_city[trick_of[card]]
-            if CITY[card] != led:
-                voids[seat][led] = True
-        return voids
-
-    # -- what the unseen cards can do -------------------------------------------------
-
-    def unseen_above(self, card: int) -> bool:
-        """Some unseen card of ``card``'s city ranks above it."""
-        city = CITY[card]
-        return any(self.unseen[card + 1 : (city + 1) * N_RANKS])
-
-    def is_boss(self, card: int) -> bool:
-        return not self.unseen_above(card)
-
-    def may_ruff(self, seat: int, city: int) -> bool:
-        """``seat`` may be void in ``city`` and still hold a trump."""
-        if self.trump in (NOBODY, city) or self.unseen_count[self.trump] == 0:
-            return False
-        if self.voids[seat][self.trump]:
-            return False
-        return bool(self.voids[seat][city]) or self.unseen_count[city] == 0
-
-    def opponent_can_beat(self, card: int, led: int) -> bool:
-        """An opponent still to play this trick may beat ``card`` (in a trick led ``led``)."""
-        city = CITY[card]
-        for seat in self.to_play_after:
-            if seat not in OPPONENTS:
-                continue
-            if city == self.trump:
-                if led == self.trump:
-                    if not self.voids[seat][city] and self.unseen_above(card):
-                        return True
-                elif self.may_ruff(seat, led) and self.unseen_above(card):
-                    return True
-            else:
-                if not self.voids[seat][city] and self.unseen_above(card):
-                    return True
-                if self.may_ruff(seat, led):
-                    return True
-        return False
-
-    def safe_lead(self, card: int) -> bool:
-        """Leading ``card`` wins the trick whatever the others hold."""
-        if self.unseen_above(card):
-            return False
-        if CITY[card] == self.trump:
-            return True
-        return not any(self.may_ruff(seat, CITY[card]) for seat in OPPONENTS)
-
-    def beats(self, card: int, best: int) -> bool:
-        """``card`` beats ``best``, the card now winning the trick."""
-        if CITY[card] == self.trump:
-            return CITY[best] != self.trump or RANK[card] > RANK[best]
-        return CITY[card] == CITY[best] == self.led and RANK[card] > RANK[best]
-
-
-# ---------------------------------------------------------------------------------------
-# The policy
-
-
-class LostHeirHeuristic(BasePolicy):
-    """The rule-based Lost Heir bot (rules in the module docstring).
-
-    After each ``act``, :attr:`rule` names the rule that decided (``"B2"``, ``"F4"``, …).
-    """
-
-    def __init__(self, seed: int, spec: str = "heuristic") -> None:
-        super().__init__(spec, seed)
-        self.rule = ""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if not action_mask.any():
-            raise ValueError("action_mask marks no legal action: it is not this policy's turn")
-        phase = _one_hot(observation, OBS.phase)
-        if phase == Phase.PLAY:
-            self.rule, action = self._play(Table(observation), action_mask)
-        else:
-            self.rule, action = self._call(observation, phase, action_mask)
-        if not action_mask[action]:  # a bug in the rules above, never the caller's fault
-            raise RuntimeError(f"rule {self.rule} chose illegal action {action}")
-        return int(action)
-
-    # -- bidding ------------------------------------------------------------------------
-
-    def _call(self, observation: np.ndarray, phase: int, mask: np.ndarray) -> tuple[str, int]:
-        _, strength = hand_strength(_ones_at(observation, OBS.hand))
-        high = _one_hot(observation, OBS.high_bid)
-        high = 0 if high == NOBODY else high + MIN_BID
-        bidder = _one_hot(observation, OBS.high_bidder)
-
-        def supports(price: int) -> bool:
-            return strength >= price + MARGIN
-
-        if phase == Phase.DUEL_BIDDER:
-            return "B6", RAISE if mask[RAISE] and supports(high + 1) else CONCEDE
-        if phase in (Phase.DEALER, Phase.DUEL_DEALER) and high:
-            if bidder == PARTNER:
-                return "B4", ACCEPT
-            return "B5", REFUSE if supports(high) else ACCEPT
-        if bidder == PARTNER:
-            return "B1", PASS
-        rule = "B3" if phase == Phase.DEALER else "B2"
-        price = max(high + 1, MIN_BID)
-        if price <= MAX_BID and supports(price):
-            return rule, BID + price - MIN_BID
-        return rule, PASS
-
-    # -- card play ----------------------------------------------------------------------
-
-    def _play(self, t: Table, mask: np.ndarray) -> tuple[str, int]:
-        legal = [c for c in t.hand if mask[CARD + c]]
-        if t.position == 0:
-            return self._lead(t, legal, bool(mask[TAKE_A_LEAD]))
-        rule, card = self._follow(t, legal)
-        return rule, CARD + card
-
-    def _pick(self, cards: list[int], key: Any) -> int:
-        """The card with the smallest ``key``; ties broken by the bot's generator."""
-        keys = [key(c) for c in cards]
-        best = min(keys)
-        tied = [c for c, k in zip(cards, keys, strict=True) if k == best]
-        return tied[0] if len(tied) == 1 else tied[int(self.rng.integers(len(tied)))]
-
-    def _lead(self, t: Table, legal: list[int], may_take: bool) -> tuple[str, int]:
-        if t.trump == NOBODY:
-            city, _ = hand_strength(t.hand)
-            cards = [c for c in t.hand if CITY[c] == city]
-            top = max(cards, key=RANK.__getitem__)
-            plain = [c for c in cards if c not in (HEIR, BOY)]
-            if t.is_boss(top) or not plain:
-                return "L1", CARD + top
-            return "L1", CARD + min(plain, key=RANK.__getitem__)
-        trumps = [c for c in legal if CITY[c] == t.trump]
-        sure = [c for c in legal if c != BOY and t.safe_lead(c)]
-        if may_take and not sure and self._partner_better(t):
-            return "L2", TAKE_A_LEAD
-        declaring = t.declarer in (ME, PARTNER)
-        if declaring and t.unseen_count[t.trump] > 0 and trumps:
-            boss = [c for c in trumps if t.is_boss(c)]
-            if boss:
-                return "L3", CARD + max(boss, key=RANK.__getitem__)
-            plain = [c for c in trumps if c not in (HEIR, BOY)]
-            if t.declarer == ME and plain and len(trumps) >= t.unseen_count[t.trump]:
-                return "L3", CARD + min(plain, key=RANK.__getitem__)
-        if sure:
-            if HEIR in sure:
-                return "L4", CARD + HEIR
-            return "L4", CARD + self._pick(sure, lambda c: (CITY[c] == t.trump, -RANK[c]))
-        return "L5", CARD + self._low_lead(t, legal)
-
-    def _partner_better(self, t: Table) -> bool:
-        """Rule L2: the partner declared and may hold trumps, or it holds every unseen card
-        of a city both opponents are void in and cannot ruff."""
-        partner_void = t.voids[PARTNER]
-        if t.declarer == PARTNER and t.unseen_count[t.trump] > 0 and not partner_void[t.trump]:
-            return True
-        for city in range(N_CITIES):
-            if t.unseen_count[city] == 0 or partner_void[city]:
-                continue
-            if all(t.voids[o][city] and not t.may_ruff(o, city) for o in OPPONENTS):
-                return True
-        return False
-
-    def _low_lead(self, t: Table, legal: list[int]) -> int:
-        """Rule L5's card."""
-        length = [sum(1 for c in t.hand if CITY[c] == city) for city in range(N_CITIES)]
-
-        def key(card: int) -> tuple:
-            city = CITY[card]
-            special = 2 if card == HEIR else 1 if card == BOY else 0
-            ruffed = any(t.voids[o][city] for o in OPPONENTS)
-            return (special, city == t.trump, ruffed, -length[city], RANK[card])
-
-        return self._pick(legal, key)
-
-    def _follow(self, t: Table, legal: list[int]) -> tuple[str, int]:
-        cards = [c for _, c in t.trick]
-        win_seat, win_card = t.trick[trick_winner(cards, t.led, t.trump, DECK)]
-        partner_winning = win_seat == PARTNER
-        if partner_winning and not t.opponent_can_beat(win_card, t.led):
-            if HEIR in legal:
-                return "F1", HEIR
-            return "F1", self._low(t, legal, keep_boy=True)
-        if BOY in legal and not partner_winning and self._boy_stays_out(t, cards):
-            return "F2", BOY
-        winners = [c for c in legal if t.beats(c, win_card)]
-        losers = [c for c in legal if c not in winners]
-        cheapest = lambda c: (CITY[c] == t.trump, RANK[c])  # noqa: E731
-        if BOY in cards and HEIR not in cards:
-            if losers:
-                return "F3", self._low(t, losers, keep_boy=partner_winning)
-            return "F3", self._pick(winners, cheapest)
-        sure = [c for c in winners if c != BOY and not t.opponent_can_beat(c, t.led)]
-        if sure:
-            return "F4", self._pick(sure, cheapest)
-        if partner_winning:
-            return "F5", self._low(t, legal, keep_boy=True)
-        if winners and (HEIR in cards or t.position == 2):
-            return "F6", self._pick(winners, lambda c: -RANK[c])
-        if winners and losers and t.position == 1:
-            return "F6", self._low(t, losers, keep_boy=False)
-        return "F7", self._low(t, legal, keep_boy=BOY in winners)
-
-    def _boy_stays_out(self, t: Table, cards: list[int]) -> bool:
-        """Rule F2's test: with ``T0`` added, an opponent still wins the trick, and the
-        partner, if still to play, cannot take it over (nothing unseen beats that card)."""
-        pos = trick_winner([*cards, BOY], t.led, t.trump, DECK)
-        if pos == len(cards) or t.trick[pos][0] not in OPPONENTS:
-            return False
-        if PARTNER not in t.to_play_after:
-            return True
-        best = cards[pos]
-        partner_may_ruff = CITY[best] != t.trump and t.may_ruff(PARTNER, t.led)
-        return not t.unseen_above(best) and not partner_may_ruff
-
-    def _low(self, t: Table, cards: list[int], keep_boy: bool) -> int:
-        """The card to throw away: low, from a short side city, keeping trumps, boss cards
-        and ``W0``; ``T0`` first, or last with ``keep_boy`` (when the trick may come to the
-        bot's side, or ``T0`` itself would win it)."""
-        length = [sum(1 for c in t.hand if CITY[c] == city) for city in range(N_CITIES)]
-
-        def key(card: int) -> tuple:
-            if card == HEIR:
-                keep = 3
-            elif card == BOY:
-                keep = 3 if keep_boy else -1
-            elif CITY[card] == t.trump:
-                keep = 2
-            elif t.is_boss(card):
-                keep = 1
-            else:
-                keep = 0
-            return (keep, RANK[card] + 1.5 * length[CITY[card]])
-
-        return self._pick(cards, key)
-
-
-# ---------------------------------------------------------------------------------------
-# The compiled rules: one decision from one observation row (numba). ``decide`` returns
+# The compiled rules: one decision from one observation row. ``decide`` returns
 # ``(action, rule, ties)``: ``rule`` indexes :data:`RULES`; ``ties`` is 0, or the bit mask
-# (bit = card id) of two or more equally good cards, of which the caller's generator picks
-# one (:func:`resolve`), as ``_pick`` does.
+# (bit = card id) of two or more equally good cards, of which the bot's generator picks the
+# ``rng.integers(n)``-th in card order (:func:`resolve`).
 
 RULES = tuple(f"B{i}" for i in range(1, 7)) + tuple(f"L{i}" for i in range(1, 6))
 RULES += tuple(f"F{i}" for i in range(1, 8))
@@ -534,6 +185,7 @@ _PLAY, _DEALER, _DUEL_BIDDER, _DUEL_DEALER = (
 
 @njit(cache=True)
 def _first_one(o, start, size):
+    """Index of the first nonzero of ``o[start : start + size]`` (a one-hot field), else -1."""
     for i in range(size):
         if o[start + i] != 0:
             return i
@@ -542,7 +194,10 @@ def _first_one(o, start, size):
 
 @njit(cache=True)
 def _declarer_points_k(held, trump):
-    """:func:`declarer_points` over ``held`` (bool, 32), summed in the same order."""
+    """The points the bot's team can expect declaring with ``held`` (bool, 32) and ``trump``
+    (module docstring): ``BASE_POINTS`` plus the counted tricks (at most 8) plus the
+    special-card terms. The tricks are summed city by city, each city high card to low, then
+    the ruffs: the order fixes the last bit of the sum, which the bids compare."""
     tricks = 0.0
     for city in range(N_CITIES):
         length = 0
@@ -597,7 +252,9 @@ def _declarer_points_k(held, trump):
 
 @njit(cache=True)
 def _hand_strength_k(held):
-    """:func:`hand_strength` over ``held``: ``(city, points)``; -1 for an empty hand."""
+    """``(city, points)``: the best trump among the cities ``held`` (bool, 32) holds and its
+    points (:func:`_declarer_points_k`); ties go to the longer city, then to the higher
+    cards, then to the lower city index. ``(-1, 0.0)`` for an empty hand."""
     best, best_points, best_len, best_sum = NOBODY, 0.0, 0, 0
     for city in range(N_CITIES):
         length, ranks = 0, 0
@@ -615,6 +272,7 @@ def _hand_strength_k(held):
 
 @njit(cache=True)
 def _unseen_above(unseen, card):
+    """Some unseen card of ``card``'s city ranks above it (``card`` is not a boss)."""
     for c in range(card + 1, (_CITY[card] + 1) * N_RANKS):
         if unseen[c]:
             return True
@@ -623,6 +281,8 @@ def _unseen_above(unseen, card):
 
 @njit(cache=True)
 def _may_ruff(trump, unseen_count, voids, seat, city):
+    """``seat`` may be void in ``city`` (known void, or no unseen card of it left) and still
+    hold a trump (trumps unseen, and not known void in trump)."""
     if trump == NOBODY or trump == city or unseen_count[trump] == 0:
         return False
     if voids[seat, trump]:
@@ -632,6 +292,8 @@ def _may_ruff(trump, unseen_count, voids, seat, city):
 
 @njit(cache=True)
 def _opponent_can_beat(trump, unseen, unseen_count, voids, position, card, led):
+    """An opponent still to play this trick (the ``position``-th card is the bot's) may beat
+    ``card`` in a trick led ``led``."""
     city = _CITY[card]
     for k in range(1, N_SEATS - position):
         seat = k  # (ME + k) % N_SEATS
@@ -653,6 +315,7 @@ def _opponent_can_beat(trump, unseen, unseen_count, voids, position, card, led):
 
 @njit(cache=True)
 def _beats(trump, led, card, best):
+    """``card`` beats ``best``, the card now winning the trick."""
     if _CITY[card] == trump:
         return _CITY[best] != trump or _RANK[card] > _RANK[best]
     return _CITY[card] == _CITY[best] and _CITY[best] == led and _RANK[card] > _RANK[best]
@@ -696,7 +359,11 @@ def _pick(keys, cards):
 
 @njit(cache=True)
 def _low(held, trump, unseen, cards, keep_boy):
-    """Rule ``_low``'s card (see :meth:`LostHeirHeuristic._low`)."""
+    """``(card, ties)``: the card of ``cards`` to throw away: low, from a short side city,
+    keeping trumps, boss cards and ``W0``; ``T0`` first, or last with ``keep_boy`` (when the
+    trick may come to the bot's side, or ``T0`` itself would win it). Its key is ``(keep,
+    rank + 1.5 * cards held in its city)``, smallest first, keep being 3 for ``W0`` (and a kept
+    ``T0``), 2 for a trump, 1 for a boss, 0 else, -1 for a ``T0`` to throw."""
     keys = np.empty(_N_CARDS)
     for c in range(_N_CARDS):
         if not cards[c]:
@@ -720,6 +387,8 @@ def _low(held, trump, unseen, cards, keep_boy):
 
 @njit(cache=True)
 def _call(o, phase, mask):
+    """Rules B1-B6: ``(rule, action)``. A price is supported when the hand's strength is at
+    least the price plus ``MARGIN``."""
     held = np.zeros(_N_CARDS, dtype=np.bool_)
     for c in range(_N_CARDS):
         held[c] = o[_HAND + c] != 0
@@ -751,7 +420,7 @@ def decide(o, mask):
     if phase != _PLAY:
         rule, action = _call(o, phase, mask)
         return action, rule, 0
-    # --- the table (``Table``) ---
+    # --- what the bot knows: its hand, the unseen cards, the trick, the voids shown ---
     held = np.zeros(_N_CARDS, dtype=np.bool_)
     unseen = np.ones(_N_CARDS, dtype=np.bool_)
     for c in range(_N_CARDS):
@@ -890,7 +559,8 @@ def _lead(held, legal, unseen, unseen_count, voids, trump, declarer, may_take, k
 
 @njit(cache=True)
 def _partner_better(unseen_count, voids, trump, declarer):
-    """Rule L2's test (:meth:`LostHeirHeuristic._partner_better`)."""
+    """Rule L2's test: the partner declared and may hold trumps, or it holds every unseen
+    card of a city both opponents are void in and cannot ruff."""
     if declarer == PARTNER and unseen_count[trump] > 0 and not voids[PARTNER, trump]:
         return True
     for city in range(N_CITIES):
@@ -1000,6 +670,107 @@ def resolve(action: int, ties: int, rng: np.random.Generator) -> int:
         return int(action)
     tied = [c for c in range(DECK.n) if ties >> c & 1]
     return CARD + tied[int(rng.integers(len(tied)))]
+
+
+# ---------------------------------------------------------------------------------------
+# The hand strength from Python
+
+
+def _held(hand: Sequence[int]) -> np.ndarray:
+    held = np.zeros(DECK.n, dtype=np.bool_)
+    held[list(hand)] = True
+    return held
+
+
+def declarer_points(hand: Sequence[int], trump: int) -> float:
+    """Points the bot's team can expect declaring with ``hand`` (card ids) and ``trump``."""
+    return float(_declarer_points_k(_held(hand), trump))
+
+
+def hand_strength(hand: Sequence[int]) -> tuple[int, float]:
+    """``(city, points)``: the best trump city for ``hand`` (card ids; a city it holds, since
+    the opening lead names trump) and the points the bot's team can expect declaring with it
+    (before the partner's call is counted). Ties go to the longer city, then to the higher
+    cards."""
+    if len(hand) == 0:
+        raise ValueError("hand_strength needs a hand of at least one card")
+    city, points = _hand_strength_k(_held(hand))
+    return int(city), float(points)
+
+
+# ---------------------------------------------------------------------------------------
+# The policy
+
+
+class LostHeirHeuristic(BasePolicy):
+    """The rule-based Lost Heir bot (rules in the module docstring).
+
+    After each ``act``, :attr:`rule` names the rule that decided (``"B2"``, ``"F4"``, …).
+    Also a :class:`~agents.base.BatchPolicy`, with ``restart_lanes``: each lane breaks its ties
+    with its own generator, as ``act`` does with the bot's.
+    """
+
+    def __init__(self, seed: int, spec: str = "heuristic") -> None:
+        super().__init__(spec, seed)
+        self.rule = ""
+        self.lane_rngs: list[np.random.Generator | None] = []
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observations, masks = _checked(observation[None], action_mask[None])
+        action, rule, ties = decide(observations[0], masks[0])
+        action = resolve(action, ties, self.rng)
+        self.rule = RULES[rule]
+        if not masks[0, action]:  # a bug in the rules, never the caller's fault
+            raise RuntimeError(f"rule {self.rule} chose illegal action {action}")
+        return action
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        self.lane_rngs = [np.random.default_rng(seed) for seed in seeds]
+
+    def restart_lanes(self, lanes: Sequence[int], seeds: Sequence[int]) -> None:
+        """Start lanes ``lanes`` as ``reset(seeds[j])`` would, leaving the others as they are."""
+        for lane, seed in zip(lanes, seeds, strict=True):
+            while len(self.lane_rngs) <= lane:
+                self.lane_rngs.append(None)
+            self.lane_rngs[lane] = np.random.default_rng(seed)
+
+    def act_lanes(
+        self, lanes: np.ndarray, observations: np.ndarray, action_masks: np.ndarray
+    ) -> np.ndarray:
+        observations, masks = _checked(observations, action_masks)
+        rngs = []
+        for lane in np.asarray(lanes).tolist():
+            if lane >= len(self.lane_rngs) or self.lane_rngs[lane] is None:
+                raise IndexError(f"lane {lane} was not started ({len(self.lane_rngs)} lanes)")
+            rngs.append(self.lane_rngs[lane])
+        if len(rngs) != len(observations):
+            raise ValueError(f"{len(rngs)} lanes for {len(observations)} observations")
+        k = len(observations)
+        actions, rules, ties = (np.empty(k, dtype=np.int64) for _ in range(3))
+        decide_batch(observations, masks, actions, rules, ties)
+        for i in np.flatnonzero(ties).tolist():
+            actions[i] = resolve(actions[i], ties[i], rngs[i])
+        bad = np.flatnonzero(masks[np.arange(k), actions] == 0)
+        if bad.size:  # a bug in the rules, never the caller's fault
+            i = int(bad[0])
+            raise RuntimeError(f"rule {RULES[rules[i]]} chose illegal action {actions[i]}")
+        return actions
+
+
+def _checked(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows as the kernel reads them, or a ``ValueError`` naming what is wrong."""
+    observations, masks = np.asarray(observations), np.asarray(masks)
+    if observations.ndim != 2 or observations.shape[1] != OBS.size:
+        raise ValueError(
+            f"a Lost Heir observation has {OBS.size} entries; got shape {observations.shape[1:]}"
+        )
+    if masks.shape != (len(observations), N_ACTIONS):
+        raise ValueError(
+            f"a Lost Heir action mask has {N_ACTIONS} entries; got shape {masks.shape[1:]}"
+        )
+    if not masks.any(axis=1).all():
+        raise ValueError("action_mask marks no legal action: it is not this policy's turn")
+    return observations, masks
 
 
 def make_policy(seed: int, **keywords: Any) -> LostHeirHeuristic:

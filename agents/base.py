@@ -74,6 +74,9 @@ class BatchPolicy(Protocol):
     (the same random draws in the same order, the same memory), whatever the other lanes
     and however the lanes are grouped into calls: a game's record does not depend on which
     path played it. Lanes are apart from the one-game state (``reset``/``act`` leave them be).
+
+    Optional: ``restart_lanes(lanes, seeds)`` starts the listed lanes as ``reset`` would and
+    leaves the others playing (the training pool starts each game's lanes when it begins).
     """
 
     spec: str
@@ -107,6 +110,14 @@ class OneGameLanes:
         for instance, seed in zip(self.instances, seeds, strict=False):
             instance.reset(seed)
         self.n_lanes = len(seeds)
+
+    def restart_lanes(self, lanes: Sequence[int], seeds: Sequence[int]) -> None:
+        """Start lanes ``lanes`` as ``reset(seeds[j])`` would, leaving the others as they are."""
+        for lane, seed in zip(lanes, seeds, strict=True):
+            while len(self.instances) <= lane:
+                self.instances.append(self.make())
+            self.instances[lane].reset(seed)
+            self.n_lanes = max(self.n_lanes, lane + 1)
 
     def act_lanes(
         self, lanes: np.ndarray, observations: np.ndarray, action_masks: np.ndarray

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import OneGameLanes, as_batch_policy
 from agents.networks.actor import Actor
 from agents.networks.policy_file import make_actor
 
@@ -86,43 +87,70 @@ class SnapshotOpponent(Opponent):
         return self.actor.act(obs, masks, rng, self.deterministic)
 
 
+SEATS_PER_SLOT = 4
+"""Lanes reserved per env slot in :class:`PolicyOpponent` (the most seats of a game)."""
+
+
 class PolicyOpponent(Opponent):
-    """An ``agents`` policy (the heuristic bot): one instance per env slot and seat, as the
-    arena gives each seat its own, each reset at the start of its game."""
+    """An ``agents`` policy (the heuristic bot) on lanes (:class:`agents.base.BatchPolicy`):
+    lane ``SEATS_PER_SLOT * slot + seat`` plays that seat of the game in env slot ``slot``,
+    started as ``reset(seed + seat)`` with the game's seed, as the arena gives each seat its
+    own instance. All the games waiting on it are asked in one ``act_lanes`` call: the bot's
+    own lanes where it has them with ``restart_lanes`` (the Lost Heir heuristic: one kernel
+    call), else one instance per lane (:class:`agents.base.OneGameLanes`)."""
 
     def __init__(self, name: str, make_policy: Callable[[int], Any]) -> None:
         self.name, self.make_policy = name, make_policy
-        self.players: dict[tuple[int, int], Any] = {}
+        probe = make_policy(0)
+        own = hasattr(probe, "spec") and as_batch_policy(probe, lambda: probe) is probe
+        if own and hasattr(probe, "restart_lanes"):
+            self.lanes = probe
+        else:
+            self.lanes = OneGameLanes(name, lambda: make_policy(0))
         self.seeds: dict[int, int] = {}
+        """The seed of the game now in each slot."""
+        self.games: dict[int, int] = {}
+        """Games started in each slot so far."""
+        self.lane_game: dict[int, int] = {}
+        """For each lane, its slot's game count when the lane was last started."""
 
     def start(self, slot: int, seed: int) -> None:
         self.seeds[slot] = seed
-        for (s, seat), player in self.players.items():
-            if s == slot:
-                player.reset(seed + seat)
-
-    def _player(self, slot: int, seat: int) -> Any:
-        player = self.players.get((slot, seat))
-        if player is None:
-            player = self.players[slot, seat] = self.make_policy(0)
-            player.reset(self.seeds.get(slot, 0) + seat)
-        return player
+        self.games[slot] = self.games.get(slot, 0) + 1
 
     def act(self, obs, masks, slots, seats, rng):
-        return np.array(
-            [
-                self._player(slot, seat).act(obs[k], masks[k])
-                for k, (slot, seat) in enumerate(zip(slots, seats, strict=True))
-            ],
-            dtype=np.int64,
-        )
+        lanes, fresh, fresh_seeds = [], [], []
+        for slot, seat in zip(slots, seats, strict=True):
+            if not 0 <= seat < SEATS_PER_SLOT:
+                raise ValueError(f"seat {seat} is outside 0..{SEATS_PER_SLOT - 1}")
+            lane = SEATS_PER_SLOT * slot + seat
+            lanes.append(lane)
+            if self.lane_game.get(lane) != self.games.get(slot, 0):
+                fresh.append(lane)
+                fresh_seeds.append(self.seeds.get(slot, 0) + seat)
+                self.lane_game[lane] = self.games.get(slot, 0)
+        if fresh:
+            self.lanes.restart_lanes(fresh, fresh_seeds)
+        return self.lanes.act_lanes(np.array(lanes, dtype=np.int64), obs, masks)
 
     def state_dict(self) -> Any:
-        return copy.deepcopy({"players": self.players, "seeds": self.seeds})
+        # One-game lanes keep their instances (their ``make`` is not picklable).
+        if isinstance(self.lanes, OneGameLanes):
+            lanes = ("instances", self.lanes.instances, self.lanes.n_lanes)
+        else:
+            lanes = ("own", self.lanes, 0)
+        return copy.deepcopy(
+            {"lanes": lanes, "seeds": self.seeds, "games": self.games, "lane_game": self.lane_game}
+        )
 
     def load_state_dict(self, state: Any) -> None:
         state = copy.deepcopy(state)
-        self.players, self.seeds = state["players"], state["seeds"]
+        kind, lanes, n_lanes = state["lanes"]
+        if kind == "instances":
+            self.lanes.instances, self.lanes.n_lanes = lanes, n_lanes
+        else:
+            self.lanes = lanes
+        self.seeds, self.games, self.lane_game = state["seeds"], state["games"], state["lane_game"]
 
 
 class OpponentPool:

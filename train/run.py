@@ -65,7 +65,8 @@ from train.policy import add_meta, network, read_start_weights
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
+"""``trainer.pkl``'s format: 2 since the heuristic opponents play on lanes (``train/pool.py``)."""
 CLONE_FILE = "imitation.zip"
 """The imitation clone's policy file in the run directory (``--imitation-decisions``)."""
 

@@ -9,7 +9,7 @@ import pytest
 from toy_core import TOY4
 
 from agents.networks.mlp import ActorMLP
-from train.pool import OpponentPool, PolicyOpponent, RandomOpponent
+from train.pool import SEATS_PER_SLOT, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
 
@@ -64,6 +64,8 @@ def test_without_a_heuristic_its_weight_is_shared_out():
 
 
 def test_policy_opponent_has_one_player_per_game_and_seat_reset_at_each_game():
+    """A policy without lanes of its own plays on one instance per lane (slot and seat),
+    each reset with its game's seed plus the seat when the game's first decision comes."""
     bots = []
 
     def make(seed):
@@ -77,16 +79,70 @@ def test_policy_opponent_has_one_player_per_game_and_seat_reset_at_each_game():
     seeds_first = dict(heuristic.seeds)
     for _ in range(40):
         env.step(env.action_masks().argmax(axis=1))
-    assert set(heuristic.players) <= {(slot, seat) for slot in range(3) for seat in range(4)}
-    assert len({id(bot) for bot in heuristic.players.values()}) == len(heuristic.players)
-    for (slot, seat), bot in heuristic.players.items():
-        assert bot.seed == heuristic.seeds[slot] + seat
+    instances = heuristic.lanes.instances
+    assert len(instances) <= 3 * SEATS_PER_SLOT
+    assert len({id(bot) for bot in instances}) == len(instances)
+    played = {lane for lane in heuristic.lane_game if instances[lane].seen}
+    assert played
+    for lane in played:
+        slot, seat = divmod(lane, SEATS_PER_SLOT)
+        if heuristic.lane_game[lane] == heuristic.games[slot]:  # the slot's game now
+            assert instances[lane].seed == heuristic.seeds[slot] + seat
     assert heuristic.seeds != seeds_first  # games ended and new ones reseeded the players
     state = pool.state_dict()
     copy = OpponentPool(0.0, 1.0, 0.0, 1, seed=5, heuristic=PolicyOpponent("heuristic", make))
     copy.load_state_dict(state)
     assert copy.heuristic.seeds == heuristic.seeds
+    assert copy.heuristic.lane_game == heuristic.lane_game
     assert copy.rng.random() == pool.rng.random()
+
+
+class Recorder:
+    """Lanes that pass every call on to ``inner`` and keep what it chose."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.chosen = inner, []
+
+    def restart_lanes(self, lanes, seeds) -> None:
+        self.inner.restart_lanes(lanes, seeds)
+
+    def act_lanes(self, lanes, observations, masks):
+        actions = self.inner.act_lanes(lanes, observations, masks)
+        self.chosen.append((lanes.tolist(), actions.tolist()))
+        return actions
+
+
+def test_the_heuristic_on_its_lanes_plays_as_one_bot_per_slot_and_seat():
+    """The Lost Heir heuristic plays the pool's games on its own lanes (one kernel call a
+    round); the same games with one instance per slot and seat, as the pool played them
+    before, get the same actions and the same observations."""
+    from agents.base import OneGameLanes
+    from agents.heuristic.lost_heir import LostHeirHeuristic
+    from agents.registry import load_policy
+    from feral_envs.lost_heir import CORE
+
+    def make(seed):
+        return load_policy("heuristic", "lost_heir", seed)
+
+    def run(one_game: bool):
+        heuristic = PolicyOpponent("heuristic", make)
+        assert isinstance(heuristic.lanes, LostHeirHeuristic)
+        inner = OneGameLanes("heuristic", lambda: make(0)) if one_game else heuristic.lanes
+        heuristic.lanes = Recorder(inner)
+        pool = OpponentPool(0.0, 1.0, 0.0, 1, seed=0, heuristic=heuristic)
+        env = SelfPlayVecEnv(CORE, {"max_hands": 3}, 6, pool, 0.1, 1.0, seed=1)
+        observations = [env.reset()]
+        rng = np.random.default_rng(2)
+        for _ in range(400):
+            masks = env.action_masks()
+            env.step_async(np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1))
+            observations.append(env.step_wait()[0])
+        return heuristic.lanes.chosen, np.stack(observations)
+
+    (batched, seen), (alone, seen_alone) = run(False), run(True)
+    assert sum(len(actions) for _, actions in batched) > 1000
+    assert batched == alone
+    assert np.array_equal(seen, seen_alone)
 
 
 def test_random_opponent_is_uniform_over_legal_actions():

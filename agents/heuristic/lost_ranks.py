@@ -89,6 +89,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.base import BasePolicy
 from feral_envs.cards import CANNOT_WIN, NO_SUIT
@@ -559,3 +560,451 @@ def _lead(table: _Table, legal: list[int]) -> int:
 
     # L4: the lowest trump
     return min(infantry, key=lambda c: (_POWER[c], c))
+
+
+# ---------------------------------------------------------------------------------------
+# The card play, compiled (numba): :func:`decide_play` reads one observation row of the play
+# phase; :func:`decide_play_batch` many. ``info`` holds the position's numbers (indices
+# below), ``known`` the cards known to be with each seat (the bot's passes not yet played),
+# ``unknown`` the cards whose place the bot cannot tell.
+
+_N = DECK.n
+_SUIT_K = np.asarray(_SUIT, dtype=np.int64)
+_POWER_K = np.asarray(_POWER, dtype=np.int64)
+_JACKS_K = np.asarray(JACKS, dtype=np.int64)
+_COLOUR_K = np.asarray(SUIT_COLOUR, dtype=np.int64)
+_COMB = np.array([[math.comb(n, k) for k in range(_N + 1)] for n in range(_N + 1)], np.float64)
+"""``math.comb(n, k)`` as floats, exact (every value is below 2**53)."""
+assert _COMB.max() < 2**53
+_HAND_K, _TRUMP_CARD_K, _TRUMP_SUIT_K = OBS.hand.start, OBS.trump_card.start, OBS.trump_suit.start
+_TRUMP_ARMY_K, _PASS_DIRECTION_K = OBS.trump_army.start, OBS.pass_direction.start
+_PLAYED_K = np.array([span.start for span in _PLAYED], dtype=np.int64)
+_TRICK_K = np.array([span.start for span in _TRICK], dtype=np.int64)
+_LEADER_K, _VOIDS_K = OBS.trick_leader.start, OBS.voids_shown.start
+_TO_PARTNER_K, _TO_ENEMY_K = OBS.passed_to_partner.start, OBS.passed_to_enemy.start
+_NO_CARD = -1
+(_I_TRUMP, _I_LEADER, _I_LED, _I_POSITION, _I_SPY_MINE, _I_SPY_THEIRS, _I_JACK0, _I_JACK1,
+ _I_N_HAND, _I_SIZE) = range(10)  # fmt: skip
+
+
+@njit(cache=True)
+def _argmax_k(o, start, size):
+    """``np.argmax`` of ``o[start : start + size]``: the first largest entry."""
+    best = 0
+    for i in range(1, size):
+        if o[start + i] > o[start + best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def _beats_k(card, best, led, trump):
+    """:func:`beats` (``best`` -1: no card that can win yet)."""
+    power = _POWER_K[card]
+    if power == CANNOT_WIN:
+        return False
+    suit = _SUIT_K[card]
+    if best == _NO_CARD:
+        return suit == trump or suit == led
+    if suit == trump:
+        return _SUIT_K[best] != trump or power > _POWER_K[best]
+    return suit == led and _SUIT_K[best] == led and power > _POWER_K[best]
+
+
+@njit(cache=True)
+def _p_any_k(k, n, total):
+    """:func:`_p_any`, from the exact table of binomials."""
+    if k <= 0 or n <= 0:
+        return 0.0
+    if total - k < n:
+        return 1.0
+    return 1.0 - _COMB[total - k, n] / _COMB[total, n]
+
+
+@njit(cache=True)
+def _p_beat_k(info, unknown, known, voids, sizes, seat, best, led):
+    """:meth:`_Table.p_beat`."""
+    trump = info[_I_TRUMP]
+    n_pool, n_threats, n_follow, n_led = 0, 0, 0, 0
+    for c in range(_N):
+        if not unknown[c]:
+            continue
+        suit = _SUIT_K[c]
+        if suit != NO_SUIT and voids[seat, suit]:
+            continue
+        n_pool += 1
+        if suit == trump and _beats_k(c, best, led, trump):
+            n_threats += 1
+        if suit == led:
+            n_led += 1
+            if _beats_k(c, best, led, trump):
+                n_follow += 1
+    n_known = 0
+    known_trump, known_led_beats, known_led = False, False, False
+    for c in range(_N):
+        if not known[seat, c]:
+            continue
+        n_known += 1
+        suit = _SUIT_K[c]
+        if suit == trump and _beats_k(c, best, led, trump):
+            known_trump = True
+        if suit == led:
+            known_led = True
+            if _beats_k(c, best, led, trump):
+                known_led_beats = True
+    n_drawn = sizes[seat] - n_known
+    if led == NO_SUIT or led == trump:
+        return 1.0 if known_trump else _p_any_k(n_threats, n_drawn, n_pool)
+    if known_led_beats:
+        return 1.0
+    p_follow = _p_any_k(n_follow, n_drawn, n_pool)
+    if voids[seat, led]:
+        p_void = 1.0
+    elif known_led:
+        p_void = 0.0
+    else:
+        p_void = 1.0 - _p_any_k(n_led, n_drawn, n_pool)
+    p_trump = 1.0 if known_trump else _p_any_k(n_threats, n_drawn, n_pool)
+    return min(1.0, p_follow + p_void * p_trump)
+
+
+@njit(cache=True)
+def _p_ours_k(info, unknown, known, voids, sizes, best, best_is_ours, after, led):
+    """:meth:`_Table.p_ours`."""
+    p = 1.0 if best != _NO_CARD and best_is_ours else 0.0
+    for position in range(after + 1, N_SEATS):
+        seat = (info[_I_LEADER] + position) % N_SEATS
+        beat = _p_beat_k(info, unknown, known, voids, sizes, seat, best, led)
+        p = p + (1.0 - p) * beat if seat == PARTNER else p * (1.0 - beat)
+    return p
+
+
+@njit(cache=True)
+def _best_k(info, trick):
+    """:meth:`_Table.best`: the trick's best card and its seat (-1, -1: none)."""
+    best, seat = _NO_CARD, -1
+    for position in range(info[_I_POSITION]):
+        card = trick[position]
+        if _beats_k(card, best, info[_I_LED], info[_I_TRUMP]):
+            best, seat = card, (info[_I_LEADER] + position) % N_SEATS
+    return best, seat
+
+
+@njit(cache=True)
+def _p_win_with_k(info, unknown, known, voids, sizes, trick, card):
+    """:meth:`_Table.p_win_with`."""
+    best, seat = _best_k(info, trick)
+    if _beats_k(card, best, info[_I_LED], info[_I_TRUMP]):
+        best, ours = card, True
+    else:
+        ours = seat == PARTNER
+    return _p_ours_k(
+        info, unknown, known, voids, sizes, best, ours, info[_I_POSITION], info[_I_LED]
+    )
+
+
+@njit(cache=True)
+def _scoring_k(info, card):
+    return card == SPY or card == info[_I_JACK0] or card == info[_I_JACK1]
+
+
+@njit(cache=True)
+def _worth_k(info, card):
+    """:meth:`_Table.worth`."""
+    if _scoring_k(info, card):
+        return (4, 0, card)
+    power = _POWER_K[card]
+    if power == CANNOT_WIN:
+        return (0, 0, card)
+    if _SUIT_K[card] == info[_I_TRUMP]:
+        return (3, power, card)
+    if power == _TOP:
+        return (2, power, card)
+    return (1, power, card)
+
+
+@njit(cache=True)
+def _discard_key_k(info, lengths, guarded, card):
+    """:meth:`_Table.discard_key`, as one 5-tuple: ``(a, 0, 0, b, card)`` for a worth
+    ``(a, b, card)`` with ``a != 1`` orders as the worth does."""
+    a, b, _ = _worth_k(info, card)
+    if a != 1:
+        return (a, 0, 0, b, card)
+    suit = _SUIT_K[card]
+    if guarded[suit]:
+        return (1, 1, -lengths[suit], _POWER_K[card], card)
+    return (1, 0, lengths[suit], _POWER_K[card], card)
+
+
+@njit(cache=True)
+def _cheapest_k(info, cards):
+    """The card of ``cards`` (bool, 53) of the least worth, -1 if none."""
+    choice, key = _NO_CARD, (0, 0, 0)
+    for c in range(_N):
+        if cards[c]:
+            k = _worth_k(info, c)
+            if choice == _NO_CARD or k < key:
+                choice, key = c, k
+    return choice
+
+
+@njit(cache=True)
+def decide_play(o, mask, spy_trump_side, spy_other_side):
+    """The bot's card (the action) for one observation row of the play phase and its mask;
+    ``spy_*`` are :func:`~feral_envs.lost_ranks.rules.spy_points` of the variant (the Spy's
+    worth to the Trump Card's army and to the other)."""
+    n_legal, only = 0, _NO_CARD
+    legal = np.zeros(_N, dtype=np.bool_)
+    for c in range(_N):
+        if mask[c] != 0:
+            legal[c] = True
+            n_legal += 1
+            only = c
+    if n_legal == 1:
+        return only
+    info = np.zeros(_I_SIZE, dtype=np.int64)
+    trump = _argmax_k(o, _TRUMP_SUIT_K, 4)
+    info[_I_TRUMP] = trump
+    n_jacks = 0
+    for j in _JACKS_K:
+        if _COLOUR_K[_SUIT_K[j]] == _COLOUR_K[trump]:
+            info[_I_JACK0 + n_jacks] = j
+            n_jacks += 1
+    if o[_TRUMP_ARMY_K] > 0.5:
+        info[_I_SPY_MINE], info[_I_SPY_THEIRS] = spy_trump_side, spy_other_side
+    else:
+        info[_I_SPY_MINE], info[_I_SPY_THEIRS] = spy_other_side, spy_trump_side
+    hand = np.zeros(_N, dtype=np.bool_)
+    seen = np.zeros(_N, dtype=np.bool_)
+    n_hand = 0
+    for c in range(_N):
+        if o[_HAND_K + c] != 0:
+            hand[c] = seen[c] = True
+            n_hand += 1
+    info[_I_N_HAND] = n_hand
+    seen[_argmax_k(o, _TRUMP_CARD_K, _N)] = True
+    played = np.zeros((N_SEATS, _N), dtype=np.bool_)
+    sizes = np.full(N_SEATS, HAND_SIZE, dtype=np.int64)
+    for seat in range(N_SEATS):
+        for c in range(_N):
+            if o[_PLAYED_K[seat] + c] != 0:
+                played[seat, c] = seen[c] = True
+                sizes[seat] -= 1
+    sizes[ME] = n_hand
+    trick = np.full(N_SEATS, _NO_CARD, dtype=np.int64)
+    position = 0
+    for t in range(len(_TRICK_K)):
+        for c in range(_N):
+            if o[_TRICK_K[t] + c] != 0:
+                trick[position] = c
+                position += 1
+    info[_I_POSITION] = position
+    info[_I_LEADER] = _argmax_k(o, _LEADER_K, N_SEATS)
+    info[_I_LED] = _SUIT_K[trick[0]] if position else NO_SUIT
+    voids = np.zeros((N_SEATS, 4), dtype=np.bool_)
+    for seat in range(N_SEATS):
+        for s in range(4):
+            voids[seat, s] = o[_VOIDS_K + 4 * seat + s] != 0
+    known = np.zeros((N_SEATS, _N), dtype=np.bool_)
+    target = LEFT if o[_PASS_DIRECTION_K] > 0.5 else RIGHT
+    for c in range(_N):
+        if o[_TO_PARTNER_K + c] != 0 and not played[PARTNER, c]:
+            known[PARTNER, c] = True
+        if o[_TO_ENEMY_K + c] != 0 and not played[target, c]:
+            known[target, c] = True
+    unknown = np.zeros(_N, dtype=np.bool_)
+    for c in range(_N):
+        unknown[c] = not seen[c] and not known[PARTNER, c] and not known[target, c]
+    lengths = np.zeros(4, dtype=np.int64)
+    guarded = np.zeros(4, dtype=np.bool_)
+    for c in range(_N):
+        if hand[c]:
+            if _SUIT_K[c] != trump and _SUIT_K[c] != NO_SUIT:
+                lengths[_SUIT_K[c]] += 1
+            if c == info[_I_JACK0] or c == info[_I_JACK1]:
+                guarded[_SUIT_K[c]] = True
+    if position:
+        return _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded)
+    return _lead_k(info, legal, unknown, known, voids, sizes, lengths, guarded)
+
+
+@njit(cache=True)
+def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded):
+    """:func:`_follow`, rules F1-F4."""
+    trump, led, position = info[_I_TRUMP], info[_I_LED], info[_I_POSITION]
+    best, seat = _best_k(info, trick)
+    partner_winning = seat == PARTNER
+    plain = np.zeros(_N, dtype=np.bool_)
+    n_plain = 0
+    for c in range(_N):
+        if legal[c] and not _scoring_k(info, c):
+            plain[c] = True
+            n_plain += 1
+    # F1: rescue
+    if partner_winning or position < N_SEATS - 1:
+        p_keep = _p_ours_k(info, unknown, known, voids, sizes, best, partner_winning, position, led)
+        share = (info[_I_N_HAND] - 1) / (HAND_SIZE - 1)
+        if p_keep >= RESCUE_LATE + (RESCUE_EARLY - RESCUE_LATE) * share:
+            for card in (info[_I_JACK0], info[_I_JACK1], SPY):
+                if legal[card]:
+                    return card
+    # F2: points in the trick
+    points = 0
+    for pos in range(position):
+        card = trick[pos]
+        if card == info[_I_JACK0] or card == info[_I_JACK1]:
+            points += 2
+        elif card == SPY:
+            points += info[_I_SPY_MINE] + info[_I_SPY_THEIRS]
+    chosen = np.zeros(_N, dtype=np.bool_)
+    if points and n_plain:
+        if partner_winning:
+            if _p_ours_k(info, unknown, known, voids, sizes, best, True, position, led) < SAFE:
+                found = False
+                for c in range(_N):
+                    if plain[c] and _beats_k(c, best, led, trump):
+                        if _p_win_with_k(info, unknown, known, voids, sizes, trick, c) >= SAFE:
+                            chosen[c] = found = True
+                if found:
+                    return _cheapest_k(info, chosen)
+        else:
+            chances = np.full(_N, -1.0)
+            found, top = False, -1.0
+            for c in range(_N):
+                if plain[c] and _beats_k(c, best, led, trump):
+                    chances[c] = _p_win_with_k(info, unknown, known, voids, sizes, trick, c)
+                    top = max(top, chances[c])
+                    if chances[c] >= SAFE:
+                        chosen[c] = found = True
+            if found:
+                return _cheapest_k(info, chosen)
+            if top >= 0.0 and top >= CONTEST:
+                for c in range(_N):
+                    chosen[c] = chances[c] >= 0.0 and chances[c] >= top - 1e-9
+                return _cheapest_k(info, chosen)
+    # F3: win cheaply
+    if not partner_winning and n_plain:
+        if position == N_SEATS - 1:
+            found = False
+            for c in range(_N):
+                if plain[c] and _beats_k(c, best, led, trump) and _SUIT_K[c] != trump:
+                    chosen[c] = found = True
+            if found:
+                return _cheapest_k(info, chosen)
+        else:
+            any_winner = False
+            for c in range(_N):
+                if plain[c] and _beats_k(c, best, led, trump):
+                    any_winner = True
+            if any_winner and _enemy_may_dump_k(info, unknown, known):
+                # the bot's top trumps: above every unseen trump but one
+                first, second = -1, -1
+                for c in range(_N):
+                    if unknown[c] and _SUIT_K[c] == trump:
+                        power = _POWER_K[c]
+                        if power > first:
+                            first, second = power, first
+                        elif power > second:
+                            second = power
+                found = False
+                for c in range(_N):
+                    if not (plain[c] and _beats_k(c, best, led, trump)):
+                        continue
+                    if _SUIT_K[c] == trump and _POWER_K[c] > second:
+                        continue  # a top trump (all plain winners are in the hand)
+                    if _p_win_with_k(info, unknown, known, voids, sizes, trick, c) >= DENY:
+                        chosen[c] = found = True
+                if found:
+                    return _cheapest_k(info, chosen)
+    # F4: the cheapest card
+    if n_plain:
+        follows = False
+        if led != NO_SUIT:
+            for c in range(_N):
+                if plain[c] and _SUIT_K[c] == led:
+                    follows = True
+        if follows:
+            return _cheapest_k(info, plain)
+        choice, key = _NO_CARD, (0, 0, 0, 0, 0)
+        for c in range(_N):
+            if plain[c]:
+                k = _discard_key_k(info, lengths, guarded, c)
+                if choice == _NO_CARD or k < key:
+                    choice, key = c, k
+        return choice
+    for card in (info[_I_JACK0], info[_I_JACK1], SPY):
+        if legal[card]:
+            return card
+    return _NO_CARD
+
+
+@njit(cache=True)
+def _enemy_may_dump_k(info, unknown, known):
+    """:meth:`_Table.enemy_may_dump`."""
+    for card in (info[_I_JACK0], info[_I_JACK1], SPY):
+        if unknown[card] or known[LEFT, card] or known[RIGHT, card]:
+            if card != SPY or info[_I_SPY_THEIRS] > 0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _lead_k(info, legal, unknown, known, voids, sizes, lengths, guarded):
+    """:func:`_lead`, rules L2-L4 (L1, a forced lead, is the single legal card)."""
+    trump = info[_I_TRUMP]
+    n_infantry = 0
+    for c in range(_N):
+        if legal[c] and _POWER_K[c] != CANNOT_WIN:
+            n_infantry += 1
+    if n_infantry == 0:  # L4, only Jacks
+        choice, key = _NO_CARD, (0, 0, 0)
+        for c in range(_N):
+            if legal[c]:
+                k = (int(c == SPY), int(c == info[_I_JACK0] or c == info[_I_JACK1]), c)
+                if choice == _NO_CARD or k < key:
+                    choice, key = c, k
+        return choice
+    # L2: cash a winner
+    partner_jack_suit = np.zeros(4, dtype=np.bool_)
+    for j in (info[_I_JACK0], info[_I_JACK1]):
+        if known[PARTNER, j]:
+            partner_jack_suit[_SUIT_K[j]] = True
+    choice, key = _NO_CARD, (0, 0, 0.0, 0, 0)
+    for c in range(_N):
+        if not legal[c] or _POWER_K[c] == CANNOT_WIN:
+            continue
+        suit = _SUIT_K[c]
+        chance = _p_ours_k(info, unknown, known, voids, sizes, c, True, 0, suit)
+        if chance >= CASH:
+            k = (int(not partner_jack_suit[suit]), int(suit == trump), -chance, _POWER_K[c], c)
+            if choice == _NO_CARD or k < key:
+                choice, key = c, k
+    if choice != _NO_CARD:
+        return choice
+    # L3: lead low from a short side suit
+    choice, key3 = _NO_CARD, (0, 0, 0, 0, 0)
+    for c in range(_N):
+        if not legal[c] or _POWER_K[c] == CANNOT_WIN or _SUIT_K[c] == trump:
+            continue
+        suit = _SUIT_K[c]
+        shown_void = voids[LEFT, suit] or voids[RIGHT, suit]
+        k3 = (int(guarded[suit]), int(shown_void), lengths[suit], _POWER_K[c], c)
+        if choice == _NO_CARD or k3 < key3:
+            choice, key3 = c, k3
+    if choice != _NO_CARD:
+        return choice
+    # L4: the lowest trump
+    choice, key2 = _NO_CARD, (0, 0)
+    for c in range(_N):
+        if legal[c] and _POWER_K[c] != CANNOT_WIN:
+            k2 = (_POWER_K[c], c)
+            if choice == _NO_CARD or k2 < key2:
+                choice, key2 = c, k2
+    return choice
+
+
+@njit(cache=True)
+def decide_play_batch(obs, masks, spy_trump_side, spy_other_side, rows, actions):
+    """:func:`decide_play` for the rows ``rows`` of ``obs`` and ``masks``, into ``actions``."""
+    for i in rows:
+        actions[i] = decide_play(obs[i], masks[i], spy_trump_side, spy_other_side)

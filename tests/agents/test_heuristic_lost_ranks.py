@@ -329,3 +329,40 @@ def test_ducks_with_its_lowest_card_when_it_cannot_win():
     play(env, "2S", "AS")
     assert env.agent_selection == "red_1"
     assert bot_choice(env) == "3S"
+
+
+# --- the compiled card play against the Python rules it replaces ----------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_card_play_chooses_as_the_python_rules(variant):
+    """Step for step over whole games of bots and of bots against random players: the
+    kernel's card equals the Python bot's in every play decision."""
+    from feral_envs.lost_ranks.encoding import OBS
+    from feral_envs.lost_ranks_v0 import env as make_env
+
+    env = make_env(variant=variant)
+    spy = rules.spy_points(variant, rules.RED)
+    compared = 0
+    for seed in range(24):
+        env.reset(seed=seed)
+        players = [
+            bot.make_policy(0, variant=variant)
+            if seed % 3 == 0 or i % 2 == seed % 2
+            else RandomPolicy(i)
+            for i in range(4)
+        ]
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            player = players[AGENTS.index(agent)]
+            o, m = obs["observation"], obs["action_mask"]
+            action = player.act(o, m)
+            playing = np.argmax(o[OBS.phase.slice]) != rules.Phase.PASS
+            if isinstance(player, bot.LostRanksHeuristic) and playing:
+                assert bot.decide_play(o, m, *spy) == action, (seed, agent)
+                compared += 1
+            env.step(action)
+    assert compared > 4000

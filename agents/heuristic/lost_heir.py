@@ -716,11 +716,15 @@ class LostHeirHeuristic(BasePolicy):
         self.lane_rngs: list[np.random.Generator | None] = []
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        observations, masks = _checked(observation[None], action_mask[None])
-        action, rule, ties = decide(observations[0], masks[0])
+        observation, action_mask = np.asarray(observation), np.asarray(action_mask)
+        if observation.shape != (OBS.size,) or action_mask.shape != (N_ACTIONS,):
+            _checked(observation[None], action_mask[None])  # raises, naming the problem
+        if not action_mask.any():
+            raise ValueError("action_mask marks no legal action: it is not this policy's turn")
+        action, rule, ties = decide(observation, action_mask)
         action = resolve(action, ties, self.rng)
         self.rule = RULES[rule]
-        if not masks[0, action]:  # a bug in the rules, never the caller's fault
+        if not action_mask[action]:  # a bug in the rules, never the caller's fault
             raise RuntimeError(f"rule {self.rule} chose illegal action {action}")
         return action
 

@@ -93,7 +93,7 @@ from numba import njit
 
 from agents.base import BasePolicy
 from feral_envs.cards import CANNOT_WIN, NO_SUIT
-from feral_envs.lost_ranks.encoding import OBS
+from feral_envs.lost_ranks.encoding import ACTIONS, OBS
 from feral_envs.lost_ranks.rules import (
     DECK,
     HAND_SIZE,
@@ -109,8 +109,8 @@ from feral_envs.lost_ranks.rules import (
 
 ME, LEFT, PARTNER, RIGHT = range(N_SEATS)
 """Ego-centric seats, as the observation orders them."""
-ENEMIES = (LEFT, RIGHT)
 
+N_ACTIONS = ACTIONS.size
 _SUIT = DECK.suit_of
 _POWER = DECK.power_of
 _TOP = max(_POWER)  # the Ace's power
@@ -139,29 +139,66 @@ def make_policy(seed: int, **keywords: Any) -> LostRanksHeuristic:
 
 
 class LostRanksHeuristic(BasePolicy):
-    """The rule-based Lost Ranks bot (rules in the module docstring)."""
+    """The rule-based Lost Ranks bot (rules in the module docstring): the card play compiled
+    (:func:`decide_play`), the pass planned in Python (:func:`plan_pass`).
+
+    Also a :class:`~agents.base.BatchPolicy`, with ``restart_lanes``: the bot draws no random
+    numbers and remembers nothing, so every lane plays as ``act``; ``act_lanes`` decides all
+    the lanes' card plays in one kernel call.
+    """
 
     def __init__(self, seed: int, variant: str = "standard", spec: str = "heuristic") -> None:
         super().__init__(spec, seed)
         if variant not in VARIANTS:
             raise ValueError(f"variant={variant!r} is not allowed; choose one of: {VARIANTS}")
         self.variant = variant
+        self.spy = spy_points(variant, RED)  # RED stands for the Trump Card's colour
+        self.n_lanes = 0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = [int(a) for a in np.flatnonzero(action_mask)]
-        if not legal:
+        observation, action_mask = np.asarray(observation), np.asarray(action_mask)
+        if observation.shape != (OBS.size,) or action_mask.shape != (N_ACTIONS,):
+            _checked(observation[None], action_mask[None])  # raises, naming the problem
+        if not action_mask.any():
             raise ValueError("action_mask marks no legal action: it is not this policy's turn")
-        phase = int(np.argmax(observation[OBS.phase.slice]))
-        if phase == Phase.PASS:
-            return self._pass(observation, legal)
-        table = _Table(observation, self.variant)
-        if len(legal) == 1:
-            choice = legal[0]
-        elif table.trick:
-            choice = _follow(table, legal)
+        if int(np.argmax(observation[OBS.phase.slice])) == Phase.PASS:
+            action = self._pass(observation, np.flatnonzero(action_mask).tolist())
         else:
-            choice = _lead(table, legal)
-        return choice
+            action = decide_play(observation, action_mask, *self.spy)
+        if action < 0 or not action_mask[action]:  # a bug in the rules, never the caller's
+            raise RuntimeError(f"the rules chose illegal action {action}")
+        return int(action)
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        self.n_lanes = len(seeds)
+
+    def restart_lanes(self, lanes: Sequence[int], seeds: Sequence[int]) -> None:
+        """Start lanes ``lanes`` (the bot has nothing to reset)."""
+        self.n_lanes = max(self.n_lanes, max(lanes, default=-1) + 1)
+
+    def act_lanes(
+        self, lanes: np.ndarray, observations: np.ndarray, action_masks: np.ndarray
+    ) -> np.ndarray:
+        observations, masks = _checked(observations, action_masks)
+        lanes = np.asarray(lanes)
+        if len(lanes) != len(observations):
+            raise ValueError(f"{len(lanes)} lanes for {len(observations)} observations")
+        if len(lanes) and lanes.max() >= self.n_lanes:
+            raise IndexError(f"lane {lanes.max()} was not started ({self.n_lanes} lanes)")
+        return self._decide(observations, masks)
+
+    def _decide(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions = np.full(len(observations), -1, dtype=np.int64)
+        passing = observations[:, OBS.phase.slice].argmax(axis=1) == Phase.PASS
+        for i in np.flatnonzero(passing).tolist():
+            actions[i] = self._pass(observations[i], np.flatnonzero(masks[i]).tolist())
+        rows = np.flatnonzero(~passing)
+        if rows.size:
+            decide_play_batch(observations, masks, *self.spy, rows, actions)
+        bad = np.flatnonzero((actions < 0) | (masks[np.arange(len(actions)), actions] == 0))
+        if bad.size:  # a bug in the rules, never the caller's fault
+            raise RuntimeError(f"the rules chose illegal action {actions[bad[0]]}")
+        return actions
 
     # ------------------------------------------------------------------------------ pass
 
@@ -180,6 +217,22 @@ class LostRanksHeuristic(BasePolicy):
 # ---------------------------------------------------------------------------------- cards
 
 
+def _checked(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows as the kernel reads them, or a ``ValueError`` naming what is wrong."""
+    observations, masks = np.asarray(observations), np.asarray(masks)
+    if observations.ndim != 2 or observations.shape[1] != OBS.size:
+        raise ValueError(
+            f"a Lost Ranks observation has {OBS.size} entries; got shape {observations.shape[1:]}"
+        )
+    if masks.shape != (len(observations), N_ACTIONS):
+        raise ValueError(
+            f"a Lost Ranks action mask has {N_ACTIONS} entries; got shape {masks.shape[1:]}"
+        )
+    if not masks.any(axis=1).all():
+        raise ValueError("action_mask marks no legal action: it is not this policy's turn")
+    return observations, masks
+
+
 def _cards(obs: np.ndarray, span: Any) -> list[int]:
     return [int(c) for c in np.flatnonzero(obs[span.slice])]
 
@@ -187,20 +240,6 @@ def _cards(obs: np.ndarray, span: Any) -> list[int]:
 def active_jacks(trump: int) -> tuple[int, ...]:
     """The two Jacks of the Trump Card's colour."""
     return tuple(j for j in JACKS if SUIT_COLOUR[_SUIT[j]] == SUIT_COLOUR[trump])
-
-
-def beats(card: int, best: int | None, led: int, trump: int) -> bool:
-    """Whether ``card`` would become the best card of a trick whose best is ``best``
-    (None: no card that can win yet) and whose led suit is ``led``."""
-    power = _POWER[card]
-    if power == CANNOT_WIN:
-        return False
-    suit = _SUIT[card]
-    if best is None:
-        return suit == trump or suit == led
-    if suit == trump:
-        return _SUIT[best] != trump or power > _POWER[best]
-    return suit == led and _SUIT[best] == led and power > _POWER[best]
 
 
 def card_strength(card: int, trump: int) -> float:
@@ -294,274 +333,6 @@ def plan_pass_fallback(held: Sequence[int], trump: int, to_enemy: bool) -> int:
     return plan_pass(held, trump)[0]
 
 
-# ---------------------------------------------------------------------------- the table
-
-
-class _Table:
-    """The position as the bot sees it when it plays a card."""
-
-    def __init__(self, obs: np.ndarray, variant: str) -> None:
-        self.hand = _cards(obs, OBS.hand)
-        self.trump_card = int(np.argmax(obs[OBS.trump_card.slice]))
-        self.trump = int(np.argmax(obs[OBS.trump_suit.slice]))
-        self.jacks = active_jacks(self.trump)
-        trump_side, other_side = spy_points(variant, RED)  # RED stands for the trump colour
-        if obs[OBS.trump_army.start] > 0.5:  # the Trump Card is my army's colour
-            self.spy_mine, self.spy_theirs = trump_side, other_side
-        else:
-            self.spy_mine, self.spy_theirs = other_side, trump_side
-        self.played = [set(_cards(obs, span)) for span in _PLAYED]
-        self.trick = [c for span in _TRICK for c in _cards(obs, span)]
-        self.leader = int(np.argmax(obs[OBS.trick_leader.slice]))
-        self.led = _SUIT[self.trick[0]] if self.trick else NO_SUIT
-        self.position = len(self.trick)
-
-        shown = obs[OBS.voids_shown.slice].reshape(N_SEATS, 4)
-        self.voids = [set(np.flatnonzero(row).tolist()) for row in shown]
-
-        seen = set(self.hand) | {self.trump_card}
-        for cards in self.played:
-            seen |= cards
-        self.known: list[set[int]] = [set() for _ in range(N_SEATS)]
-        self.known[PARTNER] = set(_cards(obs, OBS.passed_to_partner)) - self.played[PARTNER]
-        target = LEFT if obs[OBS.pass_direction.start] > 0.5 else RIGHT
-        self.known[target] = set(_cards(obs, OBS.passed_to_enemy)) - self.played[target]
-        located = self.known[PARTNER] | self.known[target]
-        self.unknown = [c for c in range(DECK.n) if c not in seen and c not in located]
-        self.sizes = [HAND_SIZE - len(p) for p in self.played]
-        self.sizes[ME] = len(self.hand)
-        self.lengths = _side_suit_lengths(self.hand, self.trump)
-        self.guarded = {_SUIT[j] for j in self.jacks if j in self.hand}
-
-    # -------------------------------------------------------------------- estimates
-
-    def p_beat(self, seat: int, best: int | None, led: int) -> float:
-        """Chance that ``seat`` holds (and may play) a card that beats ``best`` in a trick
-        whose led suit is ``led``."""
-        voids = self.voids[seat]
-        known = self.known[seat]
-        pool = [c for c in self.unknown if _SUIT[c] not in voids]
-        n_drawn = self.sizes[seat] - len(known)
-        trump = self.trump
-
-        def p_any(cards: Sequence[int]) -> float:
-            return _p_any(len(cards), n_drawn, len(pool))
-
-        trump_threats = [c for c in pool if _SUIT[c] == trump and beats(c, best, led, trump)]
-        known_trump = any(_SUIT[c] == trump and beats(c, best, led, trump) for c in known)
-        if led == NO_SUIT or led == trump:  # anything may be played / trumps must follow
-            return 1.0 if known_trump else p_any(trump_threats)
-        if any(_SUIT[c] == led and beats(c, best, led, trump) for c in known):
-            return 1.0
-        p_follow = p_any([c for c in pool if _SUIT[c] == led and beats(c, best, led, trump)])
-        if led in voids:
-            p_void = 1.0
-        elif any(_SUIT[c] == led for c in known):
-            p_void = 0.0
-        else:
-            p_void = 1.0 - p_any([c for c in pool if _SUIT[c] == led])
-        p_trump = 1.0 if known_trump else p_any(trump_threats)
-        return min(1.0, p_follow + p_void * p_trump)
-
-    def p_ours(self, best: int | None, best_is_ours: bool, after: int, led: int) -> float:
-        """Chance the bot's army wins the trick (led suit ``led``) if its best card is
-        ``best`` (ours or not) once the seat at trick position ``after`` has played."""
-        p = 1.0 if best is not None and best_is_ours else 0.0
-        for position in range(after + 1, N_SEATS):
-            seat = (self.leader + position) % N_SEATS
-            beat = self.p_beat(seat, best, led)
-            p = p + (1.0 - p) * beat if seat == PARTNER else p * (1.0 - beat)
-        return p
-
-    def best(self) -> tuple[int | None, int | None]:
-        """The trick's best card so far and its seat (None, None: no card that can win)."""
-        best, seat = None, None
-        for position, card in enumerate(self.trick):
-            if beats(card, best, self.led, self.trump):
-                best, seat = card, (self.leader + position) % N_SEATS
-        return best, seat
-
-    def after_mine(self, card: int) -> tuple[int | None, bool]:
-        """The best card and whether it is the army's once the bot has played ``card``."""
-        best, seat = self.best()
-        if beats(card, best, self.led, self.trump):
-            return card, True
-        return best, seat == PARTNER
-
-    def p_win_with(self, card: int) -> float:
-        best, ours = self.after_mine(card)
-        return self.p_ours(best, ours, self.position, self.led)
-
-    def points(self) -> int:
-        """Points at stake in the trick so far (gained by one army or lost to the other)."""
-        total = 0
-        for card in self.trick:
-            if card in self.jacks:
-                total += 2
-            elif card == SPY:
-                total += self.spy_mine + self.spy_theirs
-        return total
-
-    def scoring(self, card: int) -> bool:
-        return card == SPY or card in self.jacks
-
-    def worth(self, card: int) -> tuple:
-        """How much the bot would rather keep ``card`` (lower is cheaper to play)."""
-        if self.scoring(card):
-            return (4, 0, card)
-        power = _POWER[card]
-        if power == CANNOT_WIN:
-            return (0, 0, card)
-        if _SUIT[card] == self.trump:
-            return (3, power, card)
-        if power == _TOP:
-            return (2, power, card)
-        return (1, power, card)
-
-    def discard_key(self, card: int) -> tuple:
-        """Order of the cards to throw away when void: shortest side suit first."""
-        worth = self.worth(card)
-        if worth[0] != 1:
-            return worth
-        suit = _SUIT[card]
-        if suit in self.guarded:  # keep the guards of an Active Jack
-            return (1, 1, -self.lengths[suit], _POWER[card], card)
-        return (1, 0, self.lengths[suit], _POWER[card], card)
-
-    def enemy_may_dump(self) -> bool:
-        """Whether an Active Jack or the Spy may still be in an enemy's hand."""
-        for card in (*self.jacks, SPY):
-            if card in self.unknown or card in self.known[LEFT] or card in self.known[RIGHT]:
-                if card != SPY or self.spy_theirs > 0:
-                    return True
-        return False
-
-    def top_trumps(self) -> set[int]:
-        """The bot's trumps higher than every unseen trump but one (too good to spend on
-        a pointless trick)."""
-        unseen = sorted((_POWER[c] for c in self.unknown if _SUIT[c] == self.trump), reverse=True)
-        bar = unseen[1] if len(unseen) > 1 else -1
-        return {c for c in self.hand if _SUIT[c] == self.trump and _POWER[c] > bar}
-
-
-def _p_any(k: int, n: int, total: int) -> float:
-    """Chance that ``n`` cards drawn from ``total`` include one of ``k`` given ones."""
-    if k <= 0 or n <= 0:
-        return 0.0
-    if total - k < n:
-        return 1.0
-    return 1.0 - math.comb(total - k, n) / math.comb(total, n)
-
-
-# ------------------------------------------------------------------------------- playing
-
-
-def rescue_threshold(n_cards: int) -> float:
-    """F1's ``h(n)``: from ``RESCUE_EARLY`` with 13 cards to ``RESCUE_LATE`` with one."""
-    share = (n_cards - 1) / (HAND_SIZE - 1)
-    return RESCUE_LATE + (RESCUE_EARLY - RESCUE_LATE) * share
-
-
-def _cheapest(table: _Table, cards: Sequence[int]) -> int:
-    return min(cards, key=table.worth)
-
-
-def _follow(table: _Table, legal: list[int]) -> int:
-    best, seat = table.best()
-    partner_winning = seat == PARTNER
-    plain = [c for c in legal if not table.scoring(c)]
-
-    # F1: rescue
-    if partner_winning or table.position < N_SEATS - 1:
-        p_keep = table.p_ours(best, partner_winning, table.position, table.led)
-        if p_keep >= rescue_threshold(len(table.hand)):
-            for card in (*table.jacks, SPY):
-                if card in legal:
-                    return card
-
-    # F2: points in the trick
-    if table.points() and plain:
-        if partner_winning:
-            if table.p_ours(best, True, table.position, table.led) < SAFE:
-                safe = [
-                    c
-                    for c in plain
-                    if beats(c, best, table.led, table.trump) and table.p_win_with(c) >= SAFE
-                ]
-                if safe:
-                    return _cheapest(table, safe)
-        else:
-            winners = [c for c in plain if beats(c, best, table.led, table.trump)]
-            chances = {c: table.p_win_with(c) for c in winners}
-            safe = [c for c in winners if chances[c] >= SAFE]
-            if safe:
-                return _cheapest(table, safe)
-            if winners:
-                top = max(chances.values())
-                if top >= CONTEST:
-                    return _cheapest(table, [c for c in winners if chances[c] >= top - 1e-9])
-
-    # F3: win cheaply
-    if not partner_winning and plain:
-        winners = [c for c in plain if beats(c, best, table.led, table.trump)]
-        if table.position == N_SEATS - 1:
-            side = [c for c in winners if _SUIT[c] != table.trump]
-            if side:
-                return _cheapest(table, side)
-        elif winners and table.enemy_may_dump():
-            keep = table.top_trumps()
-            good = [c for c in winners if c not in keep and table.p_win_with(c) >= DENY]
-            if good:
-                return _cheapest(table, good)
-
-    # F4: the cheapest card
-    if plain:
-        if table.led != NO_SUIT and any(_SUIT[c] == table.led for c in plain):
-            return _cheapest(table, plain)
-        return min(plain, key=table.discard_key)
-    return next(c for c in (*table.jacks, SPY) if c in legal)
-
-
-def _lead(table: _Table, legal: list[int]) -> int:
-    infantry = [c for c in legal if _POWER[c] != CANNOT_WIN]
-    if not infantry:  # L4, only Jacks (the Spy cannot lead before the last trick)
-        return min(legal, key=lambda c: (c == SPY, c in table.jacks, c))
-
-    # L2: cash a winner
-    chances = {c: table.p_ours(c, True, 0, _SUIT[c]) for c in infantry}
-    partner_jack_suits = {_SUIT[j] for j in table.known[PARTNER] if j in table.jacks}
-    cash = [c for c in infantry if chances[c] >= CASH]
-    if cash:
-        return min(
-            cash,
-            key=lambda c: (
-                _SUIT[c] not in partner_jack_suits,
-                _SUIT[c] == table.trump,
-                -chances[c],
-                _POWER[c],
-                c,
-            ),
-        )
-
-    # L3: lead low from a short side suit
-    side = [c for c in infantry if _SUIT[c] != table.trump]
-    if side:
-        shown_void = {s for seat in ENEMIES for s in table.voids[seat]}
-        return min(
-            side,
-            key=lambda c: (
-                _SUIT[c] in table.guarded,
-                _SUIT[c] in shown_void,
-                table.lengths[_SUIT[c]],
-                _POWER[c],
-                c,
-            ),
-        )
-
-    # L4: the lowest trump
-    return min(infantry, key=lambda c: (_POWER[c], c))
-
-
 # ---------------------------------------------------------------------------------------
 # The card play, compiled (numba): :func:`decide_play` reads one observation row of the play
 # phase; :func:`decide_play_batch` many. ``info`` holds the position's numbers (indices
@@ -588,7 +359,7 @@ _NO_CARD = -1
 
 
 @njit(cache=True)
-def _argmax_k(o, start, size):
+def _argmax(o, start, size):
     """``np.argmax`` of ``o[start : start + size]``: the first largest entry."""
     best = 0
     for i in range(1, size):
@@ -598,8 +369,9 @@ def _argmax_k(o, start, size):
 
 
 @njit(cache=True)
-def _beats_k(card, best, led, trump):
-    """:func:`beats` (``best`` -1: no card that can win yet)."""
+def _beats(card, best, led, trump):
+    """Whether ``card`` would become the best card of a trick whose best is ``best`` (-1: no
+    card that can win yet) and whose led suit is ``led``."""
     power = _POWER_K[card]
     if power == CANNOT_WIN:
         return False
@@ -612,8 +384,9 @@ def _beats_k(card, best, led, trump):
 
 
 @njit(cache=True)
-def _p_any_k(k, n, total):
-    """:func:`_p_any`, from the exact table of binomials."""
+def _p_any(k, n, total):
+    """Chance that ``n`` cards drawn from ``total`` include one of ``k`` given ones (from the
+    exact table of binomials)."""
     if k <= 0 or n <= 0:
         return 0.0
     if total - k < n:
@@ -622,8 +395,10 @@ def _p_any_k(k, n, total):
 
 
 @njit(cache=True)
-def _p_beat_k(info, unknown, known, voids, sizes, seat, best, led):
-    """:meth:`_Table.p_beat`."""
+def _p_beat(info, unknown, known, voids, sizes, seat, best, led):
+    """Chance that ``seat`` holds (and may play) a card that beats ``best`` in a trick whose
+    led suit is ``led``: from the unknown cards it can hold (not of a suit it has shown void
+    in), its hand size and the cards known to be with it, suits taken as independent."""
     trump = info[_I_TRUMP]
     n_pool, n_threats, n_follow, n_led = 0, 0, 0, 0
     for c in range(_N):
@@ -633,11 +408,11 @@ def _p_beat_k(info, unknown, known, voids, sizes, seat, best, led):
         if suit != NO_SUIT and voids[seat, suit]:
             continue
         n_pool += 1
-        if suit == trump and _beats_k(c, best, led, trump):
+        if suit == trump and _beats(c, best, led, trump):
             n_threats += 1
         if suit == led:
             n_led += 1
-            if _beats_k(c, best, led, trump):
+            if _beats(c, best, led, trump):
                 n_follow += 1
     n_known = 0
     known_trump, known_led_beats, known_led = False, False, False
@@ -646,72 +421,71 @@ def _p_beat_k(info, unknown, known, voids, sizes, seat, best, led):
             continue
         n_known += 1
         suit = _SUIT_K[c]
-        if suit == trump and _beats_k(c, best, led, trump):
+        if suit == trump and _beats(c, best, led, trump):
             known_trump = True
         if suit == led:
             known_led = True
-            if _beats_k(c, best, led, trump):
+            if _beats(c, best, led, trump):
                 known_led_beats = True
     n_drawn = sizes[seat] - n_known
     if led == NO_SUIT or led == trump:
-        return 1.0 if known_trump else _p_any_k(n_threats, n_drawn, n_pool)
+        return 1.0 if known_trump else _p_any(n_threats, n_drawn, n_pool)
     if known_led_beats:
         return 1.0
-    p_follow = _p_any_k(n_follow, n_drawn, n_pool)
+    p_follow = _p_any(n_follow, n_drawn, n_pool)
     if voids[seat, led]:
         p_void = 1.0
     elif known_led:
         p_void = 0.0
     else:
-        p_void = 1.0 - _p_any_k(n_led, n_drawn, n_pool)
-    p_trump = 1.0 if known_trump else _p_any_k(n_threats, n_drawn, n_pool)
+        p_void = 1.0 - _p_any(n_led, n_drawn, n_pool)
+    p_trump = 1.0 if known_trump else _p_any(n_threats, n_drawn, n_pool)
     return min(1.0, p_follow + p_void * p_trump)
 
 
 @njit(cache=True)
-def _p_ours_k(info, unknown, known, voids, sizes, best, best_is_ours, after, led):
-    """:meth:`_Table.p_ours`."""
+def _p_ours(info, unknown, known, voids, sizes, best, best_is_ours, after, led):
+    """Chance the bot's army wins the trick (led suit ``led``) if its best card is ``best``
+    (ours or not) once the seat at trick position ``after`` has played."""
     p = 1.0 if best != _NO_CARD and best_is_ours else 0.0
     for position in range(after + 1, N_SEATS):
         seat = (info[_I_LEADER] + position) % N_SEATS
-        beat = _p_beat_k(info, unknown, known, voids, sizes, seat, best, led)
+        beat = _p_beat(info, unknown, known, voids, sizes, seat, best, led)
         p = p + (1.0 - p) * beat if seat == PARTNER else p * (1.0 - beat)
     return p
 
 
 @njit(cache=True)
-def _best_k(info, trick):
-    """:meth:`_Table.best`: the trick's best card and its seat (-1, -1: none)."""
+def _best(info, trick):
+    """The trick's best card so far and its seat (-1, -1: no card that can win)."""
     best, seat = _NO_CARD, -1
     for position in range(info[_I_POSITION]):
         card = trick[position]
-        if _beats_k(card, best, info[_I_LED], info[_I_TRUMP]):
+        if _beats(card, best, info[_I_LED], info[_I_TRUMP]):
             best, seat = card, (info[_I_LEADER] + position) % N_SEATS
     return best, seat
 
 
 @njit(cache=True)
-def _p_win_with_k(info, unknown, known, voids, sizes, trick, card):
-    """:meth:`_Table.p_win_with`."""
-    best, seat = _best_k(info, trick)
-    if _beats_k(card, best, info[_I_LED], info[_I_TRUMP]):
+def _p_win_with(info, unknown, known, voids, sizes, trick, card):
+    """Chance the army wins the trick once the bot has played ``card``."""
+    best, seat = _best(info, trick)
+    if _beats(card, best, info[_I_LED], info[_I_TRUMP]):
         best, ours = card, True
     else:
         ours = seat == PARTNER
-    return _p_ours_k(
-        info, unknown, known, voids, sizes, best, ours, info[_I_POSITION], info[_I_LED]
-    )
+    return _p_ours(info, unknown, known, voids, sizes, best, ours, info[_I_POSITION], info[_I_LED])
 
 
 @njit(cache=True)
-def _scoring_k(info, card):
+def _scoring(info, card):
     return card == SPY or card == info[_I_JACK0] or card == info[_I_JACK1]
 
 
 @njit(cache=True)
-def _worth_k(info, card):
-    """:meth:`_Table.worth`."""
-    if _scoring_k(info, card):
+def _worth(info, card):
+    """How much the bot would rather keep ``card`` (lower is cheaper to play)."""
+    if _scoring(info, card):
         return (4, 0, card)
     power = _POWER_K[card]
     if power == CANNOT_WIN:
@@ -724,10 +498,11 @@ def _worth_k(info, card):
 
 
 @njit(cache=True)
-def _discard_key_k(info, lengths, guarded, card):
-    """:meth:`_Table.discard_key`, as one 5-tuple: ``(a, 0, 0, b, card)`` for a worth
-    ``(a, b, card)`` with ``a != 1`` orders as the worth does."""
-    a, b, _ = _worth_k(info, card)
+def _discard_key(info, lengths, guarded, card):
+    """Order of the cards to throw away when void: shortest side suit first, an Active
+    Jack's guards last; the other cards by their worth ``(a, b, card)``, as ``(a, 0, 0, b,
+    card)``."""
+    a, b, _ = _worth(info, card)
     if a != 1:
         return (a, 0, 0, b, card)
     suit = _SUIT_K[card]
@@ -737,12 +512,12 @@ def _discard_key_k(info, lengths, guarded, card):
 
 
 @njit(cache=True)
-def _cheapest_k(info, cards):
+def _cheapest(info, cards):
     """The card of ``cards`` (bool, 53) of the least worth, -1 if none."""
     choice, key = _NO_CARD, (0, 0, 0)
     for c in range(_N):
         if cards[c]:
-            k = _worth_k(info, c)
+            k = _worth(info, c)
             if choice == _NO_CARD or k < key:
                 choice, key = c, k
     return choice
@@ -763,7 +538,7 @@ def decide_play(o, mask, spy_trump_side, spy_other_side):
     if n_legal == 1:
         return only
     info = np.zeros(_I_SIZE, dtype=np.int64)
-    trump = _argmax_k(o, _TRUMP_SUIT_K, 4)
+    trump = _argmax(o, _TRUMP_SUIT_K, 4)
     info[_I_TRUMP] = trump
     n_jacks = 0
     for j in _JACKS_K:
@@ -782,7 +557,7 @@ def decide_play(o, mask, spy_trump_side, spy_other_side):
             hand[c] = seen[c] = True
             n_hand += 1
     info[_I_N_HAND] = n_hand
-    seen[_argmax_k(o, _TRUMP_CARD_K, _N)] = True
+    seen[_argmax(o, _TRUMP_CARD_K, _N)] = True
     played = np.zeros((N_SEATS, _N), dtype=np.bool_)
     sizes = np.full(N_SEATS, HAND_SIZE, dtype=np.int64)
     for seat in range(N_SEATS):
@@ -799,7 +574,7 @@ def decide_play(o, mask, spy_trump_side, spy_other_side):
                 trick[position] = c
                 position += 1
     info[_I_POSITION] = position
-    info[_I_LEADER] = _argmax_k(o, _LEADER_K, N_SEATS)
+    info[_I_LEADER] = _argmax(o, _LEADER_K, N_SEATS)
     info[_I_LED] = _SUIT_K[trick[0]] if position else NO_SUIT
     voids = np.zeros((N_SEATS, 4), dtype=np.bool_)
     for seat in range(N_SEATS):
@@ -824,25 +599,25 @@ def decide_play(o, mask, spy_trump_side, spy_other_side):
             if c == info[_I_JACK0] or c == info[_I_JACK1]:
                 guarded[_SUIT_K[c]] = True
     if position:
-        return _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded)
-    return _lead_k(info, legal, unknown, known, voids, sizes, lengths, guarded)
+        return _follow(info, legal, unknown, known, voids, sizes, trick, lengths, guarded)
+    return _lead(info, legal, unknown, known, voids, sizes, lengths, guarded)
 
 
 @njit(cache=True)
-def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded):
-    """:func:`_follow`, rules F1-F4."""
+def _follow(info, legal, unknown, known, voids, sizes, trick, lengths, guarded):
+    """Rules F1-F4 (module docstring): the card to play to a trick already led."""
     trump, led, position = info[_I_TRUMP], info[_I_LED], info[_I_POSITION]
-    best, seat = _best_k(info, trick)
+    best, seat = _best(info, trick)
     partner_winning = seat == PARTNER
     plain = np.zeros(_N, dtype=np.bool_)
     n_plain = 0
     for c in range(_N):
-        if legal[c] and not _scoring_k(info, c):
+        if legal[c] and not _scoring(info, c):
             plain[c] = True
             n_plain += 1
     # F1: rescue
     if partner_winning or position < N_SEATS - 1:
-        p_keep = _p_ours_k(info, unknown, known, voids, sizes, best, partner_winning, position, led)
+        p_keep = _p_ours(info, unknown, known, voids, sizes, best, partner_winning, position, led)
         share = (info[_I_N_HAND] - 1) / (HAND_SIZE - 1)
         if p_keep >= RESCUE_LATE + (RESCUE_EARLY - RESCUE_LATE) * share:
             for card in (info[_I_JACK0], info[_I_JACK1], SPY):
@@ -859,44 +634,44 @@ def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded
     chosen = np.zeros(_N, dtype=np.bool_)
     if points and n_plain:
         if partner_winning:
-            if _p_ours_k(info, unknown, known, voids, sizes, best, True, position, led) < SAFE:
+            if _p_ours(info, unknown, known, voids, sizes, best, True, position, led) < SAFE:
                 found = False
                 for c in range(_N):
-                    if plain[c] and _beats_k(c, best, led, trump):
-                        if _p_win_with_k(info, unknown, known, voids, sizes, trick, c) >= SAFE:
+                    if plain[c] and _beats(c, best, led, trump):
+                        if _p_win_with(info, unknown, known, voids, sizes, trick, c) >= SAFE:
                             chosen[c] = found = True
                 if found:
-                    return _cheapest_k(info, chosen)
+                    return _cheapest(info, chosen)
         else:
             chances = np.full(_N, -1.0)
             found, top = False, -1.0
             for c in range(_N):
-                if plain[c] and _beats_k(c, best, led, trump):
-                    chances[c] = _p_win_with_k(info, unknown, known, voids, sizes, trick, c)
+                if plain[c] and _beats(c, best, led, trump):
+                    chances[c] = _p_win_with(info, unknown, known, voids, sizes, trick, c)
                     top = max(top, chances[c])
                     if chances[c] >= SAFE:
                         chosen[c] = found = True
             if found:
-                return _cheapest_k(info, chosen)
+                return _cheapest(info, chosen)
             if top >= 0.0 and top >= CONTEST:
                 for c in range(_N):
                     chosen[c] = chances[c] >= 0.0 and chances[c] >= top - 1e-9
-                return _cheapest_k(info, chosen)
+                return _cheapest(info, chosen)
     # F3: win cheaply
     if not partner_winning and n_plain:
         if position == N_SEATS - 1:
             found = False
             for c in range(_N):
-                if plain[c] and _beats_k(c, best, led, trump) and _SUIT_K[c] != trump:
+                if plain[c] and _beats(c, best, led, trump) and _SUIT_K[c] != trump:
                     chosen[c] = found = True
             if found:
-                return _cheapest_k(info, chosen)
+                return _cheapest(info, chosen)
         else:
             any_winner = False
             for c in range(_N):
-                if plain[c] and _beats_k(c, best, led, trump):
+                if plain[c] and _beats(c, best, led, trump):
                     any_winner = True
-            if any_winner and _enemy_may_dump_k(info, unknown, known):
+            if any_winner and _enemy_may_dump(info, unknown, known):
                 # the bot's top trumps: above every unseen trump but one
                 first, second = -1, -1
                 for c in range(_N):
@@ -908,14 +683,14 @@ def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded
                             second = power
                 found = False
                 for c in range(_N):
-                    if not (plain[c] and _beats_k(c, best, led, trump)):
+                    if not (plain[c] and _beats(c, best, led, trump)):
                         continue
                     if _SUIT_K[c] == trump and _POWER_K[c] > second:
                         continue  # a top trump (all plain winners are in the hand)
-                    if _p_win_with_k(info, unknown, known, voids, sizes, trick, c) >= DENY:
+                    if _p_win_with(info, unknown, known, voids, sizes, trick, c) >= DENY:
                         chosen[c] = found = True
                 if found:
-                    return _cheapest_k(info, chosen)
+                    return _cheapest(info, chosen)
     # F4: the cheapest card
     if n_plain:
         follows = False
@@ -924,11 +699,11 @@ def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded
                 if plain[c] and _SUIT_K[c] == led:
                     follows = True
         if follows:
-            return _cheapest_k(info, plain)
+            return _cheapest(info, plain)
         choice, key = _NO_CARD, (0, 0, 0, 0, 0)
         for c in range(_N):
             if plain[c]:
-                k = _discard_key_k(info, lengths, guarded, c)
+                k = _discard_key(info, lengths, guarded, c)
                 if choice == _NO_CARD or k < key:
                     choice, key = c, k
         return choice
@@ -939,8 +714,9 @@ def _follow_k(info, legal, unknown, known, voids, sizes, trick, lengths, guarded
 
 
 @njit(cache=True)
-def _enemy_may_dump_k(info, unknown, known):
-    """:meth:`_Table.enemy_may_dump`."""
+def _enemy_may_dump(info, unknown, known):
+    """Whether an Active Jack or the Spy (if it is worth points to the enemy) may still be in
+    an enemy's hand."""
     for card in (info[_I_JACK0], info[_I_JACK1], SPY):
         if unknown[card] or known[LEFT, card] or known[RIGHT, card]:
             if card != SPY or info[_I_SPY_THEIRS] > 0:
@@ -949,8 +725,8 @@ def _enemy_may_dump_k(info, unknown, known):
 
 
 @njit(cache=True)
-def _lead_k(info, legal, unknown, known, voids, sizes, lengths, guarded):
-    """:func:`_lead`, rules L2-L4 (L1, a forced lead, is the single legal card)."""
+def _lead(info, legal, unknown, known, voids, sizes, lengths, guarded):
+    """Rules L2-L4 (module docstring); L1, a forced lead, is the single legal card."""
     trump = info[_I_TRUMP]
     n_infantry = 0
     for c in range(_N):
@@ -974,7 +750,7 @@ def _lead_k(info, legal, unknown, known, voids, sizes, lengths, guarded):
         if not legal[c] or _POWER_K[c] == CANNOT_WIN:
             continue
         suit = _SUIT_K[c]
-        chance = _p_ours_k(info, unknown, known, voids, sizes, c, True, 0, suit)
+        chance = _p_ours(info, unknown, known, voids, sizes, c, True, 0, suit)
         if chance >= CASH:
             k = (int(not partner_jack_suit[suit]), int(suit == trump), -chance, _POWER_K[c], c)
             if choice == _NO_CARD or k < key:

@@ -3,6 +3,9 @@ documented decisions (docs/bots/lost_ranks.md) in hands dealt with reset(options
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,7 @@ from agents.heuristic import lost_ranks as bot
 from agents.random_policy import RandomPolicy
 from agents.registry import load_policy
 from feral_envs.lost_ranks import CORE, rules
+from feral_envs.lost_ranks.encoding import OBS
 from feral_envs.lost_ranks.env import raw_env
 from feral_envs.lost_ranks.rules import AGENTS, DECK, SPY
 
@@ -331,38 +335,72 @@ def test_ducks_with_its_lowest_card_when_it_cannot_win():
     assert bot_choice(env) == "3S"
 
 
-# --- the compiled card play against the Python rules it replaces ----------------------------
+# --- the compiled card play replays the Python rules it replaced ---------------------------
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden_lost_ranks_heuristic.json"
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_the_compiled_card_play_chooses_as_the_python_rules(variant):
-    """Step for step over whole games of bots and of bots against random players: the
-    kernel's card equals the Python bot's in every play decision."""
-    from feral_envs.lost_ranks.encoding import OBS
+def test_the_bot_replays_the_golden_games_of_the_python_rules():
+    """``golden_lost_ranks_heuristic.json`` was written in commit 1f7e6e2 by
+    ``tests/fixtures/make_golden_lost_ranks_heuristic.py`` (removed with the Python card
+    play: ``git show 1f7e6e2:tests/fixtures/make_golden_lost_ranks_heuristic.py``) from the
+    bot's Python rules, which a step-for-step test (commit 31d8b21) had matched with the
+    compiled ones. 12 games a variant: the bot in all four seats on even seeds, in two
+    against random on odd ones; every action."""
     from feral_envs.lost_ranks_v0 import env as make_env
 
-    env = make_env(variant=variant)
-    spy = rules.spy_points(variant, rules.RED)
-    compared = 0
-    for seed in range(24):
+    golden = json.loads(GOLDEN.read_text())
+    assert golden["game"] == "lost_ranks" and len(golden["games"]) == 36
+    for game in golden["games"]:
+        variant, seed = game["variant"], game["seed"]
+        env = make_env(variant=variant)
         env.reset(seed=seed)
-        players = [
-            bot.make_policy(0, variant=variant)
-            if seed % 3 == 0 or i % 2 == seed % 2
-            else RandomPolicy(i)
+        seats = [
+            bot.make_policy(i, variant=variant)
+            if seed % 2 == 0 or i % 2 == 0
+            else RandomPolicy(7 + i)
             for i in range(4)
         ]
-        for agent in env.agent_iter():
+        actions = iter(game["actions"])
+        for step, agent in enumerate(env.agent_iter()):
             obs, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
-            player = players[AGENTS.index(agent)]
-            o, m = obs["observation"], obs["action_mask"]
-            action = player.act(o, m)
-            playing = np.argmax(o[OBS.phase.slice]) != rules.Phase.PASS
-            if isinstance(player, bot.LostRanksHeuristic) and playing:
-                assert bot.decide_play(o, m, *spy) == action, (seed, agent)
-                compared += 1
+            player = seats[AGENTS.index(agent)]
+            action = player.act(obs["observation"], obs["action_mask"])
+            assert action == next(actions), f"{variant} golden game seed {seed}, step {step}"
             env.step(action)
-    assert compared > 4000
+        assert next(actions, None) is None, f"{variant} golden game seed {seed}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lanes_play_as_the_bot(variant):
+    """The batched lanes (passes and card play mixed in one call) choose as ``act``."""
+    from test_agent_batch_policies import check_lanes_play_as_act, positions
+
+    from agents.base import BatchPolicy, as_batch_policy
+
+    def make():
+        return bot.make_policy(0, variant=variant)
+
+    pool = positions("lost_ranks", n_games=16, steps=60)
+    assert any(np.argmax(o[OBS.phase.slice]) == rules.Phase.PASS for o, _ in pool)
+    check_lanes_play_as_act(make, pool, n_lanes=24, rounds=30)
+    policy = make()
+    assert isinstance(policy, BatchPolicy) and as_batch_policy(policy, make) is policy
+
+
+def test_bad_input_is_named():
+    env = raw_env()
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    o, m = obs["observation"], obs["action_mask"]
+    policy = bot.make_policy(0)
+    with pytest.raises(ValueError, match=r"914 entries; got shape \(913,\)"):
+        policy.act(o[:-1], m)
+    with pytest.raises(ValueError, match="action mask has 53 entries"):
+        policy.act(o, m[:-1])
+    with pytest.raises(IndexError, match="lane 0 was not started"):
+        policy.act_lanes(np.array([0]), o[None], m[None])
+    assert policy.act(o, m) == bot.make_policy(0).act(o, m)

@@ -717,7 +717,11 @@ class LostHeirHeuristic(BasePolicy):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         observation, action_mask = np.asarray(observation), np.asarray(action_mask)
-        if observation.shape != (OBS.size,) or action_mask.shape != (N_ACTIONS,):
+        if (
+            observation.ndim != 1
+            or len(observation) < OBS.size
+            or action_mask.shape != (N_ACTIONS,)
+        ):
             _checked(observation[None], action_mask[None])  # raises, naming the problem
         if not action_mask.any():
             raise ValueError("action_mask marks no legal action: it is not this policy's turn")
@@ -762,11 +766,13 @@ class LostHeirHeuristic(BasePolicy):
 
 
 def _checked(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows as the kernel reads them, or a ``ValueError`` naming what is wrong."""
+    """The rows as the kernel reads them (entries past ``OBS.size`` ignored, as appended
+    inputs such as ``--advice`` are), or a ``ValueError`` naming what is wrong."""
     observations, masks = np.asarray(observations), np.asarray(masks)
-    if observations.ndim != 2 or observations.shape[1] != OBS.size:
+    if observations.ndim != 2 or observations.shape[1] < OBS.size:
         raise ValueError(
-            f"a Lost Heir observation has {OBS.size} entries; got shape {observations.shape[1:]}"
+            f"a Lost Heir observation has {OBS.size} entries (more are ignored: the advice of "
+            f"train --advice); got shape {observations.shape[1:]}"
         )
     if masks.shape != (len(observations), N_ACTIONS):
         raise ValueError(

@@ -429,7 +429,7 @@ def test_bad_input_is_named_and_changes_nothing():
     obs = env.observe(env.agent_selection)
     o, m = obs["observation"], obs["action_mask"]
     bot = make_policy(3)
-    with pytest.raises(ValueError, match=r"743 entries; got shape \(742,\)"):
+    with pytest.raises(ValueError, match=r"743 entries .*got shape \(742,\)"):
         bot.act(o[:-1], m)
     with pytest.raises(ValueError, match="action mask has 47 entries"):
         bot.act(o, m[:-1])
@@ -440,3 +440,5 @@ def test_bad_input_is_named_and_changes_nothing():
         bot.act_lanes(np.array([0]), o[None], np.zeros_like(m)[None])
     assert bot.rng.bit_generator.state == make_policy(3).rng.bit_generator.state
     assert bot.act(o, m) == make_policy(3).act(o, m)
+    longer = np.concatenate([o, np.ones(47, o.dtype)])  # appended inputs (--advice) ignored
+    assert make_policy(3).act(longer, m) == make_policy(3).act(o, m)

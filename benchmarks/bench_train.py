@@ -27,8 +27,14 @@ swing with the load, while the CPU-time rates and their ratio stay much steadier
   for each measurement (its start is not timed). Only wall rates: its env runners are other
   processes, so this process's CPU time does not count their work.
 
-Torch uses one thread on both sides (``torch.set_num_threads(1)``) and BLAS one thread (set
-below, before numpy loads), the settings ``python -m train`` uses on the 2-core machine.
+* **against a checkout** (``--against DIR``, for each game): the same ``learn()`` call of
+  the default configuration, run in a fresh process on the checkout at ``DIR`` (another
+  version of this repository, e.g. ``git worktree add /tmp/old <commit>``) and, taking
+  turns with it, on this checkout in a fresh process too; the medians give their ratio.
+
+BLAS uses one thread (set below, before numpy loads, and inherited by the processes of
+``--against``); the baselines run torch on one thread, ours on its configuration's
+``torch_threads`` (``python -m train``'s own setting).
 """
 
 from __future__ import annotations
@@ -151,6 +157,46 @@ def ours(game: str, timesteps: int) -> tuple[int, float, float]:
         return (trainer.learned_steps, *trainer.learn_seconds)
 
 
+CHECKOUT_SIDE = """
+import json, sys, tempfile
+from pathlib import Path
+from train.config import default_config
+from train.run import Trainer
+game, timesteps = sys.argv[1], int(sys.argv[2])
+config = default_config(game)
+config.timesteps, config.progress, config.arena_games = timesteps, False, 0
+if hasattr(config, "imitation_decisions"):
+    config.imitation_decisions = 0
+with tempfile.TemporaryDirectory() as tmp:
+    trainer = Trainer(config, Path(tmp) / "run")
+    trainer.start()
+    trainer.learn()
+    print("RESULT", json.dumps([trainer.learned_steps, *trainer.learn_seconds]))
+"""
+"""What :func:`checkout_side` runs in the checkout: :func:`ours` as that checkout has it."""
+
+
+def checkout_side(game: str, timesteps: int, root: Path) -> tuple[int, float, float]:
+    """:func:`ours` in a fresh process on the checkout at ``root`` (its packages first on
+    the path): learner decisions, wall s and CPU s of its ``learn()``."""
+    import json
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run(
+        [sys.executable, "-c", CHECKOUT_SIDE, game, str(timesteps)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode or not lines:
+        raise SystemExit(f"the checkout at {root} failed to train {game}:\n{done.stderr[-2000:]}")
+    steps, wall, cpu = json.loads(lines[-1][len("RESULT ") :])
+    return int(steps), float(wall), float(cpu)
+
+
 def rllib_side(game: str, runners: int, timesteps: int) -> tuple[int, float, float]:
     """The RLlib backend's training loop (``RLlibTrainer.learn``) with ``runners`` env
     runners: learner decisions, wall s and NaN (the runners' CPU time is elsewhere)."""
@@ -196,7 +242,16 @@ def main() -> None:
         help="env runner counts of the RLlib backend to measure (none: skip it)",
     )
     parser.add_argument("--rllib-timesteps", type=int, default=60_000, help="RLlib, per run")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="a checkout of another version: its default learn() and this one's, in fresh "
+        "processes taking turns",
+    )
     args = parser.parse_args()
+    if args.against is not None and not (args.against / "train" / "run.py").is_file():
+        parser.error(f"--against {args.against}: no checkout of this repository there")
     torch.set_num_threads(1)
     sides = {"plain": lambda: baseline(args.baseline_timesteps, matched=False)}
     if not args.no_matched:
@@ -209,6 +264,12 @@ def main() -> None:
             name = f"{game}-rllib-{n}"
             sides[name] = lambda game=game, n=n: rllib_side(game, n, args.rllib_timesteps)
             labels[name] = f"python -m train {game} --backend rllib --num-env-runners {n}"
+    if args.against is not None:
+        here = Path(__file__).resolve().parents[1]
+        for game in args.games:
+            for name, root in ((f"{game}@this", here), (f"{game}@against", args.against)):
+                sides[name] = lambda game=game, root=root: checkout_side(game, args.timesteps, root)
+                labels[name] = f"python -m train {game}, checkout {root}"
     labels |= {
         "plain": "plain MaskablePPO (SB3 defaults), 8 x texas_holdem_v4",
         "matched": "our PPO settings and network, 8 x texas_holdem_v4",
@@ -234,6 +295,13 @@ def main() -> None:
             f"{labels.get(name, f'python -m train {name} (default config)'):56s} {wall:7.0f}"
             f"  {cpu:7.0f}   {wall / med['plain'][0]:5.1f}  {cpu / med['plain'][1]:5.1f}"
         )
+    if args.against is not None:
+        for game in args.games:
+            this, other = med[f"{game}@this"], med[f"{game}@against"]
+            print(
+                f"{game}: this checkout / {args.against}: {this[0] / other[0]:.2f}x wall, "
+                f"{this[1] / other[1]:.2f}x cpu (learner decisions per second, medians)"
+            )
 
 
 if __name__ == "__main__":

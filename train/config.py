@@ -271,14 +271,14 @@ BACKENDS = ("sb3", "rllib")
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
-    # hand's reward within about +-1.25, comparable with the +-1 for the game. 2M decisions:
-    # about 3 minutes with its arena on the quiet 2-core reference machine (docs/training.md).
+    # hand's reward within about +-1.25, comparable with the +-1 for the game.
     # The default run starts from a clone of the heuristic bot (400k of its decisions, a
     # wider network to hold it) and then plays mostly against the bot, which it must learn
-    # to exploit; without the clone the 2M-decision default scored 4 % against the bot
-    # (docs/training.md, "Default runs").
+    # to exploit; without the clone the 2M-decision default scored 4 % against the bot.
+    # 8M decisions: 10 min 53 s in all on the quiet 2-core machine, -63 Elo relative to the
+    # bot (3M: 7 min 11 s, -96; docs/training.md, "Default runs").
     "lost_heir": {
-        "timesteps": 3_000_000,
+        "timesteps": 8_000_000,
         "points_scale": 0.05,
         "imitation_decisions": 400_000,
         "trunk": (256,),

@@ -102,6 +102,7 @@ from feral_envs.lost_heir.encoding import (
     REFUSE,
     TAKE_A_LEAD,
 )
+from feral_envs.lost_heir.engine import trick_best
 from feral_envs.lost_heir.rules import Phase
 
 ME, LEFT, PARTNER, RIGHT = range(N_SEATS)  # the observation's seat order
@@ -319,24 +320,6 @@ def _beats(trump, led, card, best):
     if _CITY[card] == trump:
         return _CITY[best] != trump or _RANK[card] > _RANK[best]
     return _CITY[card] == _CITY[best] and _CITY[best] == led and _RANK[card] > _RANK[best]
-
-
-@njit(cache=True)
-def _winner(cards, n, led, trump):
-    """:func:`feral_envs.cards.trick_winner` over the first ``n`` of ``cards``."""
-    best_pos, best_key = NOBODY, -1
-    for pos in range(n):
-        card = cards[pos]
-        suit = _CITY[card]
-        if suit == trump:
-            key = 1000 + _RANK[card]
-        elif suit == led:
-            key = _RANK[card]
-        else:
-            continue
-        if key > best_key:
-            best_pos, best_key = pos, key
-    return best_pos
 
 
 @njit(cache=True)
@@ -580,7 +563,7 @@ def _follow(
     held, legal, unseen, unseen_count, voids, trump, led, trick, trick_seat, position, keys
 ):
     """Rules F1-F7: ``(rule, card, ties)``."""
-    win = _winner(trick, position, led, trump)
+    win = trick_best(trick, position, led, trump)
     win_seat, win_card = trick_seat[win], trick[win]
     partner_winning = win_seat == PARTNER
     if partner_winning and not _opponent_can_beat(
@@ -594,7 +577,7 @@ def _follow(
         with_boy = np.empty(N_SEATS + 1, dtype=np.int64)
         with_boy[:position] = trick[:position]
         with_boy[position] = BOY
-        pos = _winner(with_boy, position + 1, led, trump)
+        pos = trick_best(with_boy, position + 1, led, trump)
         if pos != position and (trick_seat[pos] == LEFT or trick_seat[pos] == RIGHT):
             if position >= 2:  # the partner has played
                 return _F2, BOY, 0

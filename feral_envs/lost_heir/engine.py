@@ -533,12 +533,13 @@ def _apply_play(row, action):
 
 
 @njit(cache=True)
-def _trick_winner(row):
-    """The seat of the highest trump, or of the highest card of the led city if no trump."""
-    trump, led = row[TRUMP], row[LED_CITY]
-    best_pos, best_key = 0, -1
-    for pos in range(N_SEATS):
-        card = row[TRICK + pos]
+def trick_best(trick, n, led, trump):
+    """Position of the winning card among ``trick[:n]`` (in play order; -1 if none is of the
+    led city or trump): the highest trump, or the highest card of the led city if no trump.
+    The one compiled statement of the rule (the heuristic bot reads it too)."""
+    best_pos, best_key = -1, -1
+    for pos in range(n):
+        card = trick[pos]
         if _city(card) == trump:
             key = N_RANKS + _power(card)
         elif _city(card) == led:
@@ -547,7 +548,14 @@ def _trick_winner(row):
             continue
         if key > best_key:
             best_pos, best_key = pos, key
-    return (row[LEADER] + best_pos) % N_SEATS
+    return best_pos
+
+
+@njit(cache=True)
+def _trick_winner(row):
+    """The seat that wins the full trick (:func:`trick_best`)."""
+    best = trick_best(row[TRICK : TRICK + N_SEATS], N_SEATS, row[LED_CITY], row[TRUMP])
+    return (row[LEADER] + best) % N_SEATS
 
 
 @njit(cache=True)

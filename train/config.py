@@ -87,10 +87,10 @@ class TrainConfig:
     """Lost Ranks: count each round's points against the bot's own result on the same cards
     (a copy of the round played out by the heuristic in all seats), removing the deal's luck
     from the reward (train/advice.py)."""
-    torch_threads: int = 2
-    """torch.set_num_threads: 2 on the 2-core machine, where the engine's calls over the
-    training games run on one thread and the PPO update's products use both cores (1.33x the
-    learner decisions/s of 1 thread for Lost Heir's defaults, 1.22x for Lost Ranks')."""
+    torch_threads: int = 1
+    """torch.set_num_threads: 1 by default. On a quiet 2-core machine 2 gives 1.33x the
+    learner decisions/s (Lost Heir's defaults), but with the other core busy a 2-thread run
+    was 3.3x slower than a 1-thread run (docs/training.md)."""
     points_scale: float = 0.05
     """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
     material_scale: float = 0.0
@@ -275,10 +275,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # The default run starts from a clone of the heuristic bot (400k of its decisions, a
     # wider network to hold it) and then plays mostly against the bot, which it must learn
     # to exploit; without the clone the 2M-decision default scored 4 % against the bot.
-    # 8M decisions: 10 min 53 s in all on the quiet 2-core machine, -63 Elo relative to the
-    # bot (3M: 7 min 11 s, -96; docs/training.md, "Default runs").
+    # 6M decisions on torch's one thread: see docs/training.md, "Default runs" (8M on 2
+    # threads: 10 min 53 s, -63 Elo relative to the bot; 3M: 7 min 11 s, -96).
     "lost_heir": {
-        "timesteps": 8_000_000,
+        "timesteps": 6_000_000,
         "points_scale": 0.05,
         "imitation_decisions": 400_000,
         "trunk": (256,),

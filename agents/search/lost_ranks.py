@@ -62,9 +62,14 @@ ARGUMENTS = {
     "early": "how a decision is valued where the exact solve is too large: playout (the "
     "heuristic plays the round out in every seat), horizon, or heuristic (the heuristic's "
     "card, no search) (default playout)",
+    "pass": "how the pass is chosen: heuristic (the heuristic's pass) or playout (each card "
+    "valued by the heuristic playing the rest of the pass and the round out in every seat, "
+    "over the worlds) (default heuristic)",
 }
 EARLY = ("playout", "horizon", "heuristic")
 DEFAULT_EARLY = "playout"
+PASSES = ("heuristic", "playout")
+DEFAULT_PASS = "heuristic"
 DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
 DEFAULT_HORIZON = 3
@@ -93,8 +98,10 @@ def _positive_float(name: str, text: str) -> float:
     return value
 
 
-def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int, int, str]:
-    """``(worlds, time, nodes, horizon, weight, early)`` from the spec's arguments;
+def parse(
+    arguments: dict[str, str],
+) -> tuple[int | None, float | None, int, int, int, str, str]:
+    """``(worlds, time, nodes, horizon, weight, early, pass)`` from the spec's arguments;
     ``ValueError`` naming a bad or unknown one and the allowed ones."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
@@ -116,9 +123,12 @@ def parse(arguments: dict[str, str]) -> tuple[int | None, float | None, int, int
     early = arguments.get("early", DEFAULT_EARLY).strip()
     if early not in EARLY:
         raise ValueError(f"pimc argument early={arguments['early']!r} must be one of {EARLY}")
+    passing = arguments.get("pass", DEFAULT_PASS).strip()
+    if passing not in PASSES:
+        raise ValueError(f"pimc argument pass={arguments['pass']!r} must be one of {PASSES}")
     if worlds is None and seconds is None:
         worlds = DEFAULT_WORLDS
-    return worlds, seconds, nodes, horizon, weight, early
+    return worlds, seconds, nodes, horizon, weight, early, passing
 
 
 class Pimc(BasePolicy):
@@ -135,12 +145,14 @@ class Pimc(BasePolicy):
         horizon: int = DEFAULT_HORIZON,
         weight: int = DEFAULT_WEIGHT,
         early: str = DEFAULT_EARLY,
+        passing: str = DEFAULT_PASS,
     ) -> None:
         super().__init__(spec, seed)
         self.config = rules.make_config(variant=keywords.get("variant", "standard"))
         self.heuristic = LostRanksHeuristic(seed, variant=self.config.variant)
         self.worlds, self.seconds, self.nodes = worlds, seconds, nodes
         self.horizon, self.weight, self.early = horizon, weight, early
+        self.passing = passing
         self.model = LostRanksHeuristic(seed, variant=self.config.variant)  # the playouts'
         self._obs = np.zeros(OBS.size, np.float32)
         self._mask = np.zeros(E.N_ACTIONS, np.int8)
@@ -185,9 +197,15 @@ class Pimc(BasePolicy):
     def _act(self, observation: np.ndarray, action_mask: np.ndarray, started: float) -> int:
         fallback = self.heuristic.act(observation, action_mask)
         legal = np.flatnonzero(action_mask)
-        if observation[OBS.phase.start + rules.PLAY] < 0.5 or legal.size == 1:
+        if legal.size == 1:
             return fallback
         seat = army_of(observation)  # a seat of the bot's army: the round plays the same
+        if observation[OBS.phase.start + rules.PASS] > 0.5:
+            if self.passing == "heuristic":
+                return fallback
+            return self._pass(observation, legal, fallback, seat, started)
+        if observation[OBS.phase.start + rules.PLAY] < 0.5:
+            return fallback
         total = np.zeros(search.N_CARDS, np.float64)
         solved = 0
         exact = True
@@ -224,9 +242,57 @@ class Pimc(BasePolicy):
         best = legal[means >= means.max() - 1e-9]
         return int(fallback) if fallback in best else int(best[0])
 
+    def _pass(
+        self,
+        observation: np.ndarray,
+        legal: np.ndarray,
+        fallback: int,
+        seat: int,
+        started: float,
+    ) -> int:
+        """A pass choice by playouts: in each world every legal card is chosen, then the
+        heuristic makes the rest of the pass choices and plays the round out in every seat;
+        the card of the best mean margin (ties: the heuristic's card, else the lowest)."""
+        total = np.zeros(search.N_CARDS, np.float64)
+        solved = 0
+        while True:
+            world = search.sample_from_observation(observation, self.config, seat, self.rng)
+            self._model_passes_before(world, seat)
+            actions, values = self._playouts(world, seat % 2)
+            total[actions] += values
+            solved += 1
+            if self.worlds is not None and solved >= self.worlds:
+                break
+            if self.seconds is not None and time.perf_counter() - started >= self.seconds:
+                break
+        self.searched += 1
+        self.worlds_solved += solved
+        means = total[legal] / solved
+        best = legal[means >= means.max() - 1e-9]
+        return int(fallback) if fallback in best else int(best[0])
+
+    def _model_passes_before(self, world: np.ndarray, seat: int) -> None:
+        """The sampler draws the choices of the seats that chose before ``seat`` uniformly
+        from their hands (it knows nothing of them); here the playouts' model makes them
+        instead, as it would have in that world."""
+        step = int(world[_PASS_STEP])
+        for earlier in range(seat):
+            choices = slice(
+                _PASS_CHOICE + earlier * E.PASS_SIZE, _PASS_CHOICE + (earlier + 1) * E.PASS_SIZE
+            )
+            world[_HOLDER + world[choices]] = earlier
+            world[choices] = E.NO_CARD
+            world[_TO_ACT], world[_PASS_STEP] = earlier, 0
+            for _ in range(E.PASS_SIZE):
+                E.legal_mask(world, self._mask)
+                E.observe(world, earlier, self._obs)
+                E.apply(world, int(self.model.act(self._obs, self._mask)))
+        world[_TO_ACT], world[_PASS_STEP] = seat, step
+
     def _playouts(self, world: np.ndarray, army: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each legal card of the world's seat to act, played and then the round played out
-        by the heuristic in every seat: ``army``'s points minus the other's from here."""
+        """Each legal action of the world's seat to act (a card to play or to pass), taken
+        and then the round (the pass included) played out by the heuristic in every seat:
+        ``army``'s points minus the other's from here."""
         mask = self._mask
         E.legal_mask(world, mask)
         actions = np.flatnonzero(mask).astype(np.int64)
@@ -236,7 +302,7 @@ class Pimc(BasePolicy):
         for i, action in enumerate(actions):
             row = world.copy()
             E.apply(row, int(action))
-            while row[_PHASE] == rules.PLAY and row[_EPOCH] == epoch:
+            while row[_PHASE] != rules.GAME_OVER and row[_EPOCH] == epoch:
                 E.legal_mask(row, mask)
                 legal = np.flatnonzero(mask)
                 if legal.size == 1:
@@ -252,6 +318,9 @@ class Pimc(BasePolicy):
 _PHASE = E.STATE.phase.start
 _EPOCH = E.STATE.epoch.start
 _TO_ACT = E.STATE.to_act.start
+_PASS_STEP = E.STATE.pass_step.start
+_PASS_CHOICE = E.STATE.pass_choice.start
+_HOLDER = E.STATE.holder.start
 _SCORES = E.STATE.scores.start
 _ROUND_POINTS = E.STATE.round_points.start
 
@@ -273,10 +342,10 @@ def army_of(observation: np.ndarray) -> int:
 
 def pimc(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> Pimc:
     """The ``pimc`` spec's factory (:mod:`agents.search`)."""
-    worlds, seconds, nodes, horizon, weight, early = parse(arguments)
+    worlds, seconds, nodes, horizon, weight, early, passing = parse(arguments)
     shown = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = "pimc" + (":" + shown if shown else "")
-    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight, early)
+    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight, early, passing)
 
 
 SPECS = {"pimc": pimc}

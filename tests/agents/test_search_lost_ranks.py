@@ -15,8 +15,10 @@ CHEAP = "pimc:worlds=2,nodes=20000"
 """Few worlds and a small search: the legality and determinism tests' bot."""
 
 
-def play_game(variant: str, seed: int, spec: str = CHEAP) -> tuple[list[int], Pimc]:
-    """One game with ``spec`` in the red seats, the heuristic in the black; the actions."""
+def play_game(
+    variant: str, seed: int, spec: str = CHEAP, army: str = "red"
+) -> tuple[list[int], Pimc]:
+    """One game with ``spec`` in the ``army`` seats, the heuristic in the other; the actions."""
     keywords = {"variant": variant}
     env = feral_envs.make("lost_ranks", **keywords)
     bot = load_policy(spec, "lost_ranks", seed=seed, keywords=keywords)
@@ -29,7 +31,7 @@ def play_game(variant: str, seed: int, spec: str = CHEAP) -> tuple[list[int], Pi
         if term or trunc:
             env.step(None)
             continue
-        policy = bot if agent.startswith("red") else other
+        policy = bot if agent.startswith(army) else other
         action = policy.act(obs["observation"], obs["action_mask"])
         assert obs["action_mask"][action] == 1, (agent, action)
         actions.append(action)
@@ -60,10 +62,18 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (8, None, 200_000, 3, 1, "playout")
-    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout")
-    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout")
-    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (4, 1.0, 1000, 3, 1, "playout")
+    assert parse({}) == (8, None, 200_000, 3, 1, "playout", "heuristic")
+    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout", "heuristic")
+    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout", "heuristic")
+    assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (
+        4,
+        1.0,
+        1000,
+        3,
+        1,
+        "playout",
+        "heuristic",
+    )
     assert parse({"horizon": "2", "weight": "0", "early": "horizon"}) == (
         8,
         None,
@@ -71,7 +81,9 @@ def test_the_arguments_are_checked():
         2,
         0,
         "horizon",
+        "heuristic",
     )
+    assert parse({"pass": "playout"})[-1] == "playout"
     for bad, message in (
         ({"worlds": "0"}, "worlds='0' must be an integer >= 1"),
         ({"worlds": "2.5"}, "worlds='2.5' must be an integer >= 1"),
@@ -81,6 +93,7 @@ def test_the_arguments_are_checked():
         ({"horizon": "0"}, "horizon='0' must be an integer >= 1"),
         ({"weight": "3"}, "weight='3' must be 0, 1 or 2"),
         ({"early": "mcts"}, "early='mcts' must be one of"),
+        ({"pass": "solver"}, "pass='solver' must be one of"),
         ({"depth": "3"}, "no argument 'depth'; its arguments: worlds"),
     ):
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -158,3 +171,41 @@ def test_a_playout_of_the_last_trick_is_the_exact_value():
         assert np.array_equal(actions, exact_actions)
         assert np.array_equal(values, exact - scored), (values, exact, scored)
         checked += 1
+
+
+@pytest.mark.parametrize("army", ["red", "black"])
+def test_the_playout_pass_chooses_legal_cards_and_is_deterministic(army):
+    spec = "pimc:worlds=2,nodes=20000,pass=playout"
+    one, bot = play_game("standard", seed=3, spec=spec, army=army)
+    two, _ = play_game("standard", seed=3, spec=spec, army=army)
+    assert one == two
+    heuristic_pass, _ = play_game("standard", seed=3, army=army)
+    assert one[:12] != heuristic_pass[:12]  # the passes are its own, not the heuristic's
+    assert bot.stats["playouts"] > 0
+
+
+def test_the_seats_before_the_chooser_pass_as_the_model_in_a_pass_world():
+    """For a black seat the sampler draws red's choices uniformly; the bot has its model
+    make them instead, and keeps the chooser's own choices and turn."""
+    from agents.heuristic.lost_ranks import plan_pass
+    from feral_envs.lost_ranks import engine as E
+    from feral_envs.lost_ranks import search
+
+    env = feral_envs.make("lost_ranks").unwrapped
+    env.reset(seed=11)
+    heuristic = load_policy("heuristic", "lost_ranks", seed=0)
+    for _ in range(4):  # red_0's three choices, then black_0's first
+        seen = env.observe(env.agent_selection)
+        env.step(heuristic.act(seen["observation"], seen["action_mask"]))
+    seen = env.observe(env.agent_selection)["observation"]
+    bot = load_policy("pimc:worlds=1,pass=playout", "lost_ranks", seed=0)
+    world = search.sample_from_observation(seen, bot.config, 1, np.random.default_rng(4))
+    choice = E.STATE.pass_choice.start
+    own = world[choice + 3]
+    bot._model_passes_before(world, 1)
+    red = world[choice : choice + 3].tolist()
+    held = [c for c in range(E.N_CARDS) if world[E.STATE.holder.start + c] == 0] + red
+    trump = int(E.SUIT_OF[world[E.STATE.trump_card.start]])
+    assert red == plan_pass(sorted(held), trump)
+    assert world[choice + 3] == own and world[E.STATE.to_act.start] == 1
+    assert world[E.STATE.pass_step.start] == 1

@@ -231,16 +231,10 @@ class Pimc(BasePolicy):
                 return fallback
             total[actions] += values
             solved += 1
-            if self.worlds is not None and solved >= self.worlds:
+            if self._enough(solved, started):
                 break
-            if self.seconds is not None and time.perf_counter() - started >= self.seconds:
-                break
-        self.searched += 1
         self.exact += exact
-        self.worlds_solved += solved
-        means = total[legal] / solved
-        best = legal[means >= means.max() - 1e-9]
-        return int(fallback) if fallback in best else int(best[0])
+        return self._best(total, solved, legal, fallback)
 
     def _pass(
         self,
@@ -261,10 +255,19 @@ class Pimc(BasePolicy):
             actions, values = self._playouts(world, seat % 2)
             total[actions] += values
             solved += 1
-            if self.worlds is not None and solved >= self.worlds:
+            if self._enough(solved, started):
                 break
-            if self.seconds is not None and time.perf_counter() - started >= self.seconds:
-                break
+        return self._best(total, solved, legal, fallback)
+
+    def _enough(self, solved: int, started: float) -> bool:
+        """Whether a decision has its worlds: ``worlds`` of them, or its ``time`` spent."""
+        if self.worlds is not None and solved >= self.worlds:
+            return True
+        return self.seconds is not None and time.perf_counter() - started >= self.seconds
+
+    def _best(self, total: np.ndarray, solved: int, legal: np.ndarray, fallback: int) -> int:
+        """The legal action of the best mean over ``solved`` worlds (ties: ``fallback``, the
+        heuristic's choice, if it is among them, else the lowest id); counts the search."""
         self.searched += 1
         self.worlds_solved += solved
         means = total[legal] / solved

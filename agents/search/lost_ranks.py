@@ -1,6 +1,6 @@
 """Lost Ranks search bots: ``pimc``, perfect-information Monte Carlo over sampled worlds.
 
-``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W]``, per play decision:
+``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W,pass=P]``, per play decision:
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
@@ -26,8 +26,10 @@
 A horizon search that needs more than ``HORIZON_NODES`` times ``nodes`` nodes plays the
 heuristic's card instead. The pass is the heuristic's pass
 (``agents/heuristic/lost_ranks.py``, rules P1-P3), the documented cheaper rule the issue
-allows. The seat's army is read from its observation (the Trump Card's colour and
-``trump_army``); which of the army's two seats it is does not change the round's play.
+allows; with ``pass=playout`` each pass card is chosen by playouts over the worlds instead
+(measured no better: docs/search.md). The seat's army is read from its observation (the
+Trump Card's colour and ``trump_army``); which of the army's two seats it is does not change
+the round's play.
 
 Deterministic given its seed with ``worlds`` alone; with ``time`` the number of worlds (and
 so the choice) depends on the machine's speed. ``stats`` gives the decisions made, their

@@ -49,7 +49,7 @@ def play_round(env, policies, seed: int) -> int:
     return red - black
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a", help="the spec whose margin is printed")
     parser.add_argument("b", help="the spec it plays against")
@@ -57,11 +57,16 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--variant", default="standard")
     parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.deals < 1 or args.first < 0:
+        parser.error(f"--deals must be >= 1 and --first >= 0, got {args.deals} and {args.first}")
     keywords = {"variant": args.variant}
-    env = feral_envs.make("lost_ranks", **keywords).unwrapped
-    a = [load_policy(args.a, "lost_ranks", seat, keywords) for seat in range(2)]
-    b = [load_policy(args.b, "lost_ranks", seat, keywords) for seat in range(2)]
+    try:
+        env = feral_envs.make("lost_ranks", **keywords).unwrapped
+        a = [load_policy(args.a, "lost_ranks", seat, keywords) for seat in range(2)]
+        b = [load_policy(args.b, "lost_ranks", seat, keywords) for seat in range(2)]
+    except ValueError as error:  # a bad variant or spec: the message names what is allowed
+        parser.error(str(error))
     out = args.out.open("w") if args.out else None
     margins = []
     started = time.perf_counter()
@@ -79,6 +84,7 @@ def main() -> None:
         f"{args.a} against {args.b}: {len(m)} deals, {m.mean():+.3f} ± {half:.3f} points a "
         f"round ({time.perf_counter() - started:.0f} s)"
     )
+    return float(m.mean())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Lost Ranks search bots: ``pimc``, perfect-information Monte Carlo over sampled worlds.
 
-``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W,pass=P]``, per play decision:
+``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W,pass=P]``, per card to play
+(the pass: below):
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them

@@ -1,7 +1,10 @@
 """The Lost Ranks ``pimc`` bot (agents/search/lost_ranks.py): legal over whole games in every
-variant, deterministic given its seed, its arguments checked."""
+variant, deterministic given its seed, its arguments checked, its playout pass; and the
+duplicate-round duel that measures it (benchmarks/duel_rounds_lost_ranks.py)."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -176,12 +179,11 @@ def test_a_playout_of_the_last_trick_is_the_exact_value():
 @pytest.mark.parametrize("army", ["red", "black"])
 def test_the_playout_pass_chooses_legal_cards_and_is_deterministic(army):
     spec = "pimc:worlds=2,nodes=20000,pass=playout"
-    one, bot = play_game("standard", seed=3, spec=spec, army=army)
+    one, _ = play_game("standard", seed=3, spec=spec, army=army)
     two, _ = play_game("standard", seed=3, spec=spec, army=army)
     assert one == two
     heuristic_pass, _ = play_game("standard", seed=3, army=army)
     assert one[:12] != heuristic_pass[:12]  # the passes are its own, not the heuristic's
-    assert bot.stats["playouts"] > 0
 
 
 def test_the_seats_before_the_chooser_pass_as_the_model_in_a_pass_world():
@@ -209,3 +211,27 @@ def test_the_seats_before_the_chooser_pass_as_the_model_in_a_pass_world():
     assert red == plan_pass(sorted(held), trump)
     assert world[choice + 3] == own and world[E.STATE.to_act.start] == 1
     assert world[E.STATE.pass_step.start] == 1
+
+
+def test_the_duplicate_round_duel_measures_a_margin_and_checks_its_input(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "duel_rounds_lost_ranks.py"
+    spec = importlib.util.spec_from_file_location("duel_rounds_lost_ranks", path)
+    duel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(duel)
+    out = tmp_path / "margins.jsonl"
+    assert duel.main(["heuristic", "heuristic", "--deals", "3", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row[0] for row in rows] == [0, 1, 2]
+    assert all(red == -black for _, red, black in rows)  # the same bot: the deal cancels
+    assert duel.main(["heuristic", "random", "--deals", "4", "--first", "5"]) > 1.0
+    for argv, message in (
+        (["heuristic", "nobot"], "nobot"),
+        (["heuristic", "random", "--variant", "rainbow"], "variant='rainbow' is not allowed"),
+        (["heuristic", "random", "--deals", "0"], "--deals must be >= 1"),
+    ):
+        with pytest.raises(SystemExit):
+            duel.main(argv)
+        assert message in capsys.readouterr().err

@@ -281,6 +281,12 @@ def decode(observation: np.ndarray) -> View:
 # --- setup ---------------------------------------------------------------------------------
 
 
+def flag_guard_rank(army: dict[int, int]) -> int:
+    """The rank of the guard that :func:`plan_setup` puts by the Flag (setup rule 3): a
+    Sergeant, else a Lieutenant, a Captain, else (the quick game) a Scout."""
+    return next((r for r in (4, 5, 6) if army.get(r)), SCOUT)
+
+
 def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list[int]]:
     """Ego home squares (``0..39``, row 0 at the back) for each rank of ``army``."""
     free = set(range(rules.N_HOME))
@@ -310,7 +316,7 @@ def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list
     while left.get(BOMB, 0):
         put(BOMB, pick(lambda r, c: (2, 2, 1, 0)[r]))
 
-    guard_rank = next((r for r in (4, 5, 6) if left.get(r)), SCOUT)
+    guard_rank = flag_guard_rank(army)
     if left.get(guard_rank):
         spots = [s for s in around if s in free]  # an open side of the Flag first
         if not spots:

@@ -25,16 +25,22 @@ aside, that hold no piece of its own: a Bomb or any piece closes a side), the en
 the bot's.
 
 Setup (``setup="choose"``): the heuristic's documented setup rule
-(:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed).
+(:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed), with the piece of
+rank ``guard`` put where that rule puts its Flag's guard (:func:`guarded_plan`): the Marshal
+on the open side of the corner Flag in the quick game, the heuristic's own Sergeant by the
+Bombs in the full game.
 
-Spec ``minimax[:worlds=N,depth=D,time=SECONDS]``:
+Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK]``:
 
 - ``worlds``: worlds per decision (default 8), an integer >= 1;
 - ``depth``: plies searched in each world (default 4 in the quick game, 3 in the full), 1 to
   4;
 - ``time``: a budget in seconds per decision (> 0): worlds are searched two at a time until
   it is spent or ``worlds`` are done (``worlds`` then defaults to 1024). With ``time`` the
-  play depends on the machine's speed; without it the bot is deterministic given its seed.
+  play depends on the machine's speed; without it the bot is deterministic given its seed;
+- ``guard``: the rank (``S``, ``2`` ... ``10``, one of the mode's army) that stands by the
+  Flag (default ``10`` in the quick game, ``4`` in the full; the heuristic's guard, ``2``
+  quick and ``4`` full, keeps the heuristic's setup).
 
 The bot reads only its observation, its mask and the game keywords. It reports its mean
 time per decision (:attr:`MinimaxBot.mean_decision_seconds`, wall, and
@@ -51,7 +57,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import BasePolicy
-from agents.heuristic.hidden_ranks import HiddenRanksBot, geometry, plan_setup
+from agents.heuristic.hidden_ranks import HiddenRanksBot, flag_guard_rank, geometry, plan_setup
 from feral_envs.engine.rng import words_from
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules
@@ -343,6 +349,29 @@ def hidden_flag_plan(rng: np.random.Generator, army: dict[int, int]) -> dict[int
     return plan
 
 
+def _next_to(a: int, b: int) -> bool:
+    return abs(a // 10 - b // 10) + abs(a % 10 - b % 10) == 1
+
+
+def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> dict[int, list[int]]:
+    """The heuristic's setup plan (:func:`plan_setup`), then its Flag's guard and the first
+    piece of ``rank`` swapping squares. The guard is the first piece of
+    :func:`flag_guard_rank` (a Scout in the quick game, a Sergeant in the full) when it
+    stands next to the Flag or to a Bomb, as the plan puts it where it can (in the quick game
+    on the Flag's open side; in the full game, where the Bombs close the Flag, by any Bomb);
+    otherwise, or with ``rank`` the guard's own, the plan is unchanged."""
+    plan = plan_setup(rng, army)
+    guard_rank = flag_guard_rank(army)
+    if rank == guard_rank or not plan.get(guard_rank) or not plan.get(rank):
+        return plan
+    flag = plan[FLAG][0]
+    walls = [flag, *plan.get(BOMB, [])]
+    guard = plan[guard_rank][0]
+    if any(_next_to(guard, wall) for wall in walls):
+        plan[guard_rank][0], plan[rank][0] = plan[rank][0], guard
+    return plan
+
+
 class MinimaxBot(BasePolicy):
     """The module docstring's bot."""
 
@@ -354,11 +383,13 @@ class MinimaxBot(BasePolicy):
         depth: int = 3,
         time_limit: float | None = None,
         spec: str = "minimax",
+        guard: int = MARSHAL,
     ) -> None:
         super().__init__(spec, seed)
         config_keywords = {k: keywords[k] for k in ("mode", "setup", "max_moves") if k in keywords}
         self.config = rules.make_config(**config_keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
+        self.guard = guard
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
         self.params = np.array(
             [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD], dtype=np.float64
@@ -391,9 +422,12 @@ class MinimaxBot(BasePolicy):
             raise ValueError("action_mask marks no legal action: it is not this bot's turn")
         flat = np.asarray(observation).reshape(-1)
         if flat[E.P_SETUP_PHASE] > 0:
-            if self.setup_bot.plan is None and HIDE_FLAG:
-                self.setup_bot.plan = hidden_flag_plan(
-                    self.setup_bot.rng, rules.ARMIES[self.config.mode]
+            if self.setup_bot.plan is None:
+                army = rules.ARMIES[self.config.mode]
+                self.setup_bot.plan = (
+                    hidden_flag_plan(self.setup_bot.rng, army)
+                    if HIDE_FLAG
+                    else guarded_plan(self.setup_bot.rng, army, self.guard)
                 )
             return self.setup_bot.act(observation, action_mask)
         start, cpu = time.perf_counter(), time.process_time()
@@ -454,9 +488,12 @@ def _integer(name: str, text: str, low: int, high: int | None) -> int:
     return value
 
 
-ARGUMENTS = ("worlds", "depth", "time")
+ARGUMENTS = ("worlds", "depth", "time", "guard")
 DEFAULT_WORLDS = 8
 DEFAULT_DEPTH = {"quick": 4, "full": 3}
+DEFAULT_GUARD = {"quick": "10", "full": "4"}
+"""The piece by the Flag (:func:`guarded_plan`): the Marshal in the quick game, the
+heuristic's own guard (a Sergeant) in the full game, as measured in ``docs/search.md``."""
 """The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
 have more moves a ply)."""
 
@@ -484,9 +521,21 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
     worlds = _integer("worlds", arguments.get("worlds", str(default_worlds)), 1, None)
     default_depth = DEFAULT_DEPTH[keywords.get("mode", "full")]
     depth = _integer("depth", arguments.get("depth", str(default_depth)), 1, MAX_DEPTH)
+    army = rules.ARMIES[keywords.get("mode", "full")]
+    guards = [name for name in rules.RANK_NAMES if rules.RANK_OF_NAME.get(name, BOMB) < BOMB]
+    guard = arguments.get("guard", DEFAULT_GUARD[keywords.get("mode", "full")])
+    if guard not in guards or not army.get(rules.RANK_OF_NAME[guard]):
+        allowed = ", ".join(name for name in guards if army.get(rules.RANK_OF_NAME[name]))
+        raise ValueError(
+            f"minimax argument guard={guard!r} is not allowed; it must be a mobile rank of the "
+            f"army: {allowed}"
+        )
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"
-    return MinimaxBot(seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec)
+    return MinimaxBot(
+        seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec,
+        guard=rules.RANK_OF_NAME[guard],
+    )  # fmt: skip
 
 
 SPECS = {"minimax": make_minimax}

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 import feral_envs
+from agents.heuristic.hidden_ranks import plan_setup
 from agents.registry import load_policy
 from agents.search import hidden_ranks as S
-from agents.search.hidden_ranks import MinimaxBot, hidden_flag_plan, make_minimax
+from agents.search.hidden_ranks import MinimaxBot, guarded_plan, hidden_flag_plan, make_minimax
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules, search
 from feral_envs.hidden_ranks.rules import BOMB, FLAG, MOVED_BIT, OWNER_BIT, PUBLIC_BIT, RANK_BITS
@@ -213,10 +214,16 @@ def test_minimax_arguments():
         ({"depth": "5"}, "depth='5'.*1 to 4"),
         ({"time": "-1"}, "time='-1'"),
         ({"time": "soon"}, "time='soon'"),
-        ({"speed": "1"}, "no argument 'speed'.*worlds, depth, time"),
+        ({"speed": "1"}, "no argument 'speed'.*worlds, depth, time, guard"),
+        ({"guard": "7"}, "guard='7'.*mobile rank of the army: S, 2, 3, 9, 10"),
+        ({"guard": "F"}, "guard='F'"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_minimax(arguments, 0, keywords)
+    assert make_minimax({}, 0, keywords).guard == rules.MARSHAL
+    assert make_minimax({"guard": "9"}, 0, keywords).guard == 9
+    assert make_minimax({"guard": "7"}, 0, {"mode": "full"}).guard == 7
+    assert make_minimax({}, 0, {"mode": "full"}).guard == 4  # the heuristic's guard
     policy = load_policy("minimax:worlds=2", GAME, 0, keywords)
     assert isinstance(policy, MinimaxBot) and policy.worlds == 2
     with pytest.raises(ValueError, match="key=value"):
@@ -269,6 +276,70 @@ def test_the_hidden_flag_plan_is_a_setup_with_the_flag_off_the_back_row(mode):
         assert all(0 <= square < rules.N_HOME for square in squares)
         assert {rank: len(plan[rank]) for rank in plan} == army
         assert 10 <= plan[FLAG][0] < 30
+
+
+def next_to(a: int, b: int) -> bool:
+    return abs(a // 10 - b // 10) + abs(a % 10 - b % 10) == 1
+
+
+@pytest.mark.parametrize(("mode", "guard"), [("quick", rules.SCOUT), ("full", 4)])
+def test_the_guarded_plan_puts_the_marshal_where_the_heuristic_puts_its_guard(mode, guard):
+    army = rules.ARMIES[mode]
+    swapped = 0
+    for seed in range(40):
+        plain = plan_setup(np.random.default_rng(seed), army)
+        plan = guarded_plan(np.random.default_rng(seed), army, rules.MARSHAL)
+        squares = [square for squares in plan.values() for square in squares]
+        assert len(set(squares)) == len(squares) == sum(army.values())
+        assert {rank: len(plan[rank]) for rank in plan} == army
+        flag = plan[FLAG][0]
+        walls = [flag, *plan[BOMB]]
+        if any(next_to(plain[guard][0], wall) for wall in walls):
+            swapped += 1
+            assert plan[rules.MARSHAL] == [plain[guard][0]]
+            assert plan[guard][0] == plain[rules.MARSHAL][0]
+            assert plan[guard][1:] == plain[guard][1:]
+            assert {r: q for r, q in plan.items() if r not in (guard, rules.MARSHAL)} == {
+                r: q for r, q in plain.items() if r not in (guard, rules.MARSHAL)
+            }
+        else:
+            assert plan == plain
+        assert guarded_plan(np.random.default_rng(seed), army, guard) == plain
+    assert swapped >= 30  # the plan puts its guard by the Flag nearly always
+    if mode == "quick":  # the corner Flag's open side: the Marshal beside it
+        for seed in range(40):
+            plan = guarded_plan(np.random.default_rng(seed), army, rules.MARSHAL)
+            assert next_to(plan[rules.MARSHAL][0], plan[FLAG][0])
+
+
+def test_the_bot_sets_its_marshal_by_its_flag():
+    keywords = {"mode": "quick", "setup": "choose"}
+    for seed, spec, beside in [
+        (0, "minimax", True),
+        (1, "minimax", True),
+        (0, "minimax:guard=2", False),
+    ]:
+        env = feral_envs.make(GAME, **keywords)
+        env.reset(seed=seed)
+        bots = {
+            agent: load_policy(spec, GAME, seed + i, keywords) for i, agent in enumerate(env.agents)
+        }
+        for bot in bots.values():
+            bot.reset(seed)
+        while env.unwrapped.game.row[E.PHASE] == E.PHASE_SETUP:
+            agent = env.agent_selection
+            observation = env.observe(agent)
+            env.step(bots[agent].act(observation["observation"], observation["action_mask"]))
+        board = env.unwrapped.game.row[E.BOARD : E.BOARD + rules.N_SQUARES]
+        for side in range(2):
+            mine = [
+                q
+                for q in range(rules.N_SQUARES)
+                if board[q] and board[q] < rules.LAKE and (board[q] & OWNER_BIT) == OWNER_BIT * side
+            ]
+            flag = next(q for q in mine if board[q] & RANK_BITS == FLAG)
+            marshal = next(q for q in mine if board[q] & RANK_BITS == rules.MARSHAL)
+            assert next_to(marshal, flag) == beside
 
 
 def test_minimax_with_a_time_budget_searches_what_fits():

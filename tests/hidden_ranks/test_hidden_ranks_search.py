@@ -506,3 +506,20 @@ def test_the_bot_decides_from_its_observation_only():
         chosen.append(bot.act(observation["observation"], observation["action_mask"]))
         moves.append(chosen)
     assert moves[0] == moves[1]
+
+
+def test_the_docs_table_names_every_argument_and_default():
+    text = (ROOT / "docs" / "search.md").read_text()
+    section = text.split("## Hidden Ranks", 1)[1].split("Spec: `minimax", 1)[1].split("\n\n")[1]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert sorted(row.split("`")[1] for row in rows) == sorted(S.ARGUMENTS)
+    guard = next(row for row in rows if row.startswith("| `guard`"))
+    assert guard.endswith(
+        f"`{S.DEFAULT_GUARD['quick']}` in the quick game, `{S.DEFAULT_GUARD['full']}` in the full |"
+    )
+    depth = next(row for row in rows if row.startswith("| `depth`"))
+    assert (
+        f"{S.DEFAULT_DEPTH['quick']} in the quick game, {S.DEFAULT_DEPTH['full']} in the full"
+        in depth
+    )
+    assert f"| {S.DEFAULT_WORLDS} (1024 with `time`) |" in section

@@ -383,13 +383,13 @@ class MinimaxBot(BasePolicy):
         depth: int = 3,
         time_limit: float | None = None,
         spec: str = "minimax",
-        guard: int = MARSHAL,
+        guard: int | None = None,
     ) -> None:
         super().__init__(spec, seed)
         config_keywords = {k: keywords[k] for k in ("mode", "setup", "max_moves") if k in keywords}
         self.config = rules.make_config(**config_keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
-        self.guard = guard
+        self.guard = rules.RANK_OF_NAME[DEFAULT_GUARD[self.config.mode]] if guard is None else guard
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
         self.params = np.array(
             [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD], dtype=np.float64
@@ -491,11 +491,11 @@ def _integer(name: str, text: str, low: int, high: int | None) -> int:
 ARGUMENTS = ("worlds", "depth", "time", "guard")
 DEFAULT_WORLDS = 8
 DEFAULT_DEPTH = {"quick": 4, "full": 3}
+"""The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
+have more moves a ply)."""
 DEFAULT_GUARD = {"quick": "10", "full": "4"}
 """The piece by the Flag (:func:`guarded_plan`): the Marshal in the quick game, the
 heuristic's own guard (a Sergeant) in the full game, as measured in ``docs/search.md``."""
-"""The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
-have more moves a ply)."""
 
 
 def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> MinimaxBot:

@@ -221,6 +221,7 @@ def test_minimax_arguments():
         with pytest.raises(ValueError, match=message):
             make_minimax(arguments, 0, keywords)
     assert make_minimax({}, 0, keywords).guard == rules.MARSHAL
+    assert (MinimaxBot(0, keywords).guard, MinimaxBot(0, {}).guard) == (rules.MARSHAL, 4)
     assert make_minimax({"guard": "9"}, 0, keywords).guard == 9
     assert make_minimax({"guard": "7"}, 0, {"mode": "full"}).guard == 7
     assert make_minimax({}, 0, {"mode": "full"}).guard == 4  # the heuristic's guard

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,9 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages
 
 import feral_envs  # noqa: E402
 from agents.registry import load_policy  # noqa: E402
+from feral_envs.lost_ranks.engine import STATE  # noqa: E402
+
+EPOCH = STATE.epoch.start
 
 SEED_BASE = 1000
 """Deal ``d`` is the first round of the game the env starts with seed ``SEED_BASE + d``."""
@@ -38,7 +42,8 @@ def play_round(env, policies, seed: int) -> int:
     for seat, policy in enumerate(policies):
         policy.reset(seed * 4 + seat)
     start = dict(env.scores)
-    while env.scores == start:
+    epoch = env.game.row[EPOCH]  # +1 when the next round starts (a round may end 0-0)
+    while env.game.row[EPOCH] == epoch:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
             break
@@ -67,15 +72,14 @@ def main(argv: list[str] | None = None) -> float:
         b = [load_policy(args.b, "lost_ranks", seat, keywords) for seat in range(2)]
     except ValueError as error:  # a bad variant or spec: the message names what is allowed
         parser.error(str(error))
-    out = args.out.open("w") if args.out else None
     margins = []
     started = time.perf_counter()
-    for deal in range(args.first, args.first + args.deals):
-        seed = SEED_BASE + deal
-        red = play_round(env, [a[0], b[0], a[1], b[1]], seed)
-        black = -play_round(env, [b[0], a[0], b[1], a[1]], seed)
-        margins.append((red + black) / 2)
-        if out:
+    with args.out.open("w") if args.out else open(os.devnull, "w") as out:
+        for deal in range(args.first, args.first + args.deals):
+            seed = SEED_BASE + deal
+            red = play_round(env, [a[0], b[0], a[1], b[1]], seed)
+            black = -play_round(env, [b[0], a[0], b[1], a[1]], seed)
+            margins.append((red + black) / 2)
             out.write(json.dumps([deal, red, black]) + "\n")
             out.flush()
     m = np.asarray(margins)

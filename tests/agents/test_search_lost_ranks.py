@@ -217,6 +217,8 @@ def test_the_duplicate_round_duel_measures_a_margin_and_checks_its_input(tmp_pat
     import importlib.util
     from pathlib import Path
 
+    from feral_envs.lost_ranks import engine as E
+
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "duel_rounds_lost_ranks.py"
     spec = importlib.util.spec_from_file_location("duel_rounds_lost_ranks", path)
     duel = importlib.util.module_from_spec(spec)
@@ -227,6 +229,13 @@ def test_the_duplicate_round_duel_measures_a_margin_and_checks_its_input(tmp_pat
     assert [row[0] for row in rows] == [0, 1, 2]
     assert all(red == -black for _, red, black in rows)  # the same bot: the deal cancels
     assert duel.main(["heuristic", "random", "--deals", "4", "--first", "5"]) > 1.0
+    env = feral_envs.make("lost_ranks").unwrapped
+    heuristic = [load_policy("heuristic", "lost_ranks", seat) for seat in range(2)]
+    seats = [heuristic[0], heuristic[0], heuristic[1], heuristic[1]]
+    epoch = E.STATE.epoch.start
+    assert duel.play_round(env, seats, duel.SEED_BASE + 64) == 0  # a first round of 0-0 ...
+    assert env.scores == {"red": 0, "black": 0}  # ... ends the duel's round: none after it
+    assert env.game.row[epoch] == 2
     for argv, message in (
         (["heuristic", "nobot"], "nobot"),
         (["heuristic", "random", "--variant", "rainbow"], "variant='rainbow' is not allowed"),

@@ -386,8 +386,7 @@ class MinimaxBot(BasePolicy):
         guard: int | None = None,
     ) -> None:
         super().__init__(spec, seed)
-        config_keywords = {k: keywords[k] for k in ("mode", "setup", "max_moves") if k in keywords}
-        self.config = rules.make_config(**config_keywords)
+        self.config = _config(keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
         self.guard = rules.RANK_OF_NAME[DEFAULT_GUARD[self.config.mode]] if guard is None else guard
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
@@ -477,6 +476,13 @@ class MinimaxBot(BasePolicy):
         return int(roots[int(np.argmax(score))])
 
 
+def _config(keywords: dict[str, Any]) -> Any:
+    """The game's config from the keywords the bot is given (its game keywords)."""
+    return rules.make_config(
+        **{k: keywords[k] for k in ("mode", "setup", "max_moves") if k in keywords}
+    )
+
+
 def _integer(name: str, text: str, low: int, high: int | None) -> int:
     try:
         value = int(text)
@@ -519,16 +525,15 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
             )
     default_worlds = DEFAULT_WORLDS if time_limit is None else 1024
     worlds = _integer("worlds", arguments.get("worlds", str(default_worlds)), 1, None)
-    default_depth = DEFAULT_DEPTH[keywords.get("mode", "full")]
-    depth = _integer("depth", arguments.get("depth", str(default_depth)), 1, MAX_DEPTH)
-    army = rules.ARMIES[keywords.get("mode", "full")]
-    guards = [name for name in rules.RANK_NAMES if rules.RANK_OF_NAME.get(name, BOMB) < BOMB]
-    guard = arguments.get("guard", DEFAULT_GUARD[keywords.get("mode", "full")])
-    if guard not in guards or not army.get(rules.RANK_OF_NAME[guard]):
-        allowed = ", ".join(name for name in guards if army.get(rules.RANK_OF_NAME[name]))
+    mode = _config(keywords).mode  # a bad game keyword: the rules' message
+    depth = _integer("depth", arguments.get("depth", str(DEFAULT_DEPTH[mode])), 1, MAX_DEPTH)
+    army = rules.ARMIES[mode]
+    allowed = [name for code, name in enumerate(rules.RANK_NAMES) if code < BOMB and army.get(code)]
+    guard = arguments.get("guard", DEFAULT_GUARD[mode])
+    if guard not in allowed:
         raise ValueError(
             f"minimax argument guard={guard!r} is not allowed; it must be a mobile rank of the "
-            f"army: {allowed}"
+            f"army: {', '.join(allowed)}"
         )
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"

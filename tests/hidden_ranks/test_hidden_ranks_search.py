@@ -225,6 +225,10 @@ def test_minimax_arguments():
     assert make_minimax({"guard": "9"}, 0, keywords).guard == 9
     assert make_minimax({"guard": "7"}, 0, {"mode": "full"}).guard == 7
     assert make_minimax({}, 0, {"mode": "full"}).guard == 4  # the heuristic's guard
+    with pytest.raises(
+        ValueError, match="mode='huge' is not allowed; choose one of: 'full', 'quick'"
+    ):
+        make_minimax({}, 0, {"mode": "huge"})
     policy = load_policy("minimax:worlds=2", GAME, 0, keywords)
     assert isinstance(policy, MinimaxBot) and policy.worlds == 2
     with pytest.raises(ValueError, match="key=value"):

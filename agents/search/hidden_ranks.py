@@ -329,26 +329,6 @@ def search(obs, mode, setup, max_moves, flag_rows, stream, n_worlds, depth, para
     return n_worlds
 
 
-HIDE_FLAG = False
-"""Whether the bot's setup moves the heuristic's Flag off the back row
-(:func:`hidden_flag_plan`)."""
-
-
-def hidden_flag_plan(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list[int]]:
-    """The heuristic's setup plan, then the Flag swapped with a square of the second or third
-    row (ego rows 1-2) drawn at random, empty or holding a piece other than a Bomb."""
-    plan = plan_setup(rng, army)
-    holder = {square: rank for rank, squares in plan.items() for square in squares}
-    candidates = [s for s in range(10, 30) if holder.get(s) != BOMB]
-    target = candidates[int(rng.integers(len(candidates)))]
-    flag = plan[FLAG][0]
-    other = holder.get(target)
-    plan[FLAG] = [target]
-    if other is not None:
-        plan[other] = [flag if s == target else s for s in plan[other]]
-    return plan
-
-
 def _next_to(a: int, b: int) -> bool:
     return abs(a // 10 - b // 10) + abs(a % 10 - b % 10) == 1
 
@@ -423,11 +403,7 @@ class MinimaxBot(BasePolicy):
         if flat[E.P_SETUP_PHASE] > 0:
             if self.setup_bot.plan is None:
                 army = rules.ARMIES[self.config.mode]
-                self.setup_bot.plan = (
-                    hidden_flag_plan(self.setup_bot.rng, army)
-                    if HIDE_FLAG
-                    else guarded_plan(self.setup_bot.rng, army, self.guard)
-                )
+                self.setup_bot.plan = guarded_plan(self.setup_bot.rng, army, self.guard)
             return self.setup_bot.act(observation, action_mask)
         start, cpu = time.perf_counter(), time.process_time()
         action = self._choose(flat, legal)

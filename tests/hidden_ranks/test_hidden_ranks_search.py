@@ -18,7 +18,7 @@ import feral_envs
 from agents.heuristic.hidden_ranks import plan_setup
 from agents.registry import load_policy
 from agents.search import hidden_ranks as S
-from agents.search.hidden_ranks import MinimaxBot, guarded_plan, hidden_flag_plan, make_minimax
+from agents.search.hidden_ranks import MinimaxBot, guarded_plan, make_minimax
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules, search
 from feral_envs.hidden_ranks.rules import BOMB, FLAG, MOVED_BIT, OWNER_BIT, PUBLIC_BIT, RANK_BITS
@@ -271,18 +271,6 @@ def test_minimax_plays_legal_whole_games_and_repeats_itself(mode, setup, max_mov
         assert bot.decisions > 0 and bot.mean_decision_seconds > 0
 
 
-@pytest.mark.parametrize("mode", ["quick", "full"])
-def test_the_hidden_flag_plan_is_a_setup_with_the_flag_off_the_back_row(mode):
-    army = rules.ARMIES[mode]
-    for seed in range(20):
-        plan = hidden_flag_plan(np.random.default_rng(seed), army)
-        squares = [square for squares in plan.values() for square in squares]
-        assert len(set(squares)) == len(squares) == sum(army.values())
-        assert all(0 <= square < rules.N_HOME for square in squares)
-        assert {rank: len(plan[rank]) for rank in plan} == army
-        assert 10 <= plan[FLAG][0] < 30
-
-
 def next_to(a: int, b: int) -> bool:
     return abs(a // 10 - b // 10) + abs(a % 10 - b % 10) == 1
 
@@ -296,6 +284,7 @@ def test_the_guarded_plan_puts_the_marshal_where_the_heuristic_puts_its_guard(mo
         plan = guarded_plan(np.random.default_rng(seed), army, rules.MARSHAL)
         squares = [square for squares in plan.values() for square in squares]
         assert len(set(squares)) == len(squares) == sum(army.values())
+        assert all(0 <= square < rules.N_HOME for square in squares)
         assert {rank: len(plan[rank]) for rank in plan} == army
         flag = plan[FLAG][0]
         walls = [flag, *plan[BOMB]]

@@ -431,6 +431,33 @@ def sample_world(
     return sample_from_observation(obs, config, seat, rng, int(row[_TO_ACT]), int(row[_PASS_STEP]))
 
 
+@njit(cache=True)
+def rewind_to_play(row, out):
+    """Write into ``out`` the round of ``row`` (a state row in the play phase, a world
+    included) as it stood when its play began: every card played this round back in the hand
+    of the seat that played it, the tricks, piles, voids shown and the round's points
+    cleared, the first lead due. Replaying the round's plays in order from ``out`` gives
+    ``row`` back (a world keeps no order of past plays: a bot that remembers it can replay
+    its worlds, to check what the others would have played in them)."""
+    out[:] = row
+    for card in range(N_CARDS):
+        seat = row[_PLAYED_BY + card]
+        if seat != NO_SEAT:
+            out[_HOLDER + card] = seat
+        out[_PLAYED_BY + card] = NO_SEAT
+        out[_PILE + card] = E.NO_PILE
+    out[_PLAYS : _PLAYS + E.N_TRICKS * N_SEATS] = NO_CARD
+    out[_TRICK : _TRICK + N_SEATS] = NO_CARD
+    out[_N_IN_TRICK] = 0
+    out[_LED_SUIT] = NO_SUIT
+    out[_TRICKS_DONE] = 0
+    out[_TRICK_WINNERS : _TRICK_WINNERS + E.N_TRICKS] = NO_WINNER
+    out[_ROUND_POINTS] = 0
+    out[_ROUND_POINTS + 1] = 0
+    out[_VOIDS_SHOWN : _VOIDS_SHOWN + N_SEATS * 4] = 0
+    E._start_play(out)
+
+
 # ---------------------------------------------------------------------------------------------
 # The open-card ("double dummy") solver
 

@@ -181,6 +181,34 @@ def test_the_game_goes_on_from_a_world():
     assert deal.epoch == epoch + 1 or CORE.status(deal)[0]
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_rewound_round_replays_to_the_same_row(variant):
+    """rewind_to_play, then the round's plays in order (``plays``), gives the row back, at
+    every play position of bot games; from a world, the seat's hand and what it has seen."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for state, seat in bot_positions(2, seed=11, variant=variant):
+        if state.phase != Phase.PLAY:
+            continue
+        row = state.row
+        out = np.zeros_like(row)
+        search.rewind_to_play(row, out)
+        assert out[STATE.to_act.start] == out[STATE.leader.start]
+        assert out[STATE.first_lead.start] != NO_CARD
+        assert (out[STATE.holder.slice] >= 0).sum() == 52
+        for card in row[STATE.plays.slice]:
+            if card == NO_CARD:
+                break
+            engine.apply(out, int(card))
+        assert np.array_equal(out, row)
+        deal = search.sample_world(row, state.config, seat, rng)
+        search.rewind_to_play(deal, out)
+        for rel in range(4):  # the world's hands at the start of play hold 13 cards each
+            assert (out[STATE.holder.slice] == rel).sum() == 13
+        checked += 1
+    assert checked > 50
+
+
 def test_bad_observations_are_refused():
     state, seat = first_position(seed=4, tricks_done=1)
     obs = CORE.observe(state, seat)

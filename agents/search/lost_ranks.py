@@ -1,12 +1,17 @@
 """Lost Ranks search bots: ``pimc``, perfect-information Monte Carlo over sampled worlds.
 
-``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W,pass=P]``, per card to play
-(the pass: below):
+``pimc[:worlds=N,time=SECONDS,nodes=N,early=E,horizon=T,weight=W,pass=P,infer=K,slack=S]``,
+per card to play (the pass: below):
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
    (default 8), or with ``time`` as many as fit in that many seconds (at least one, at most
-   ``worlds`` when both are given);
+   ``worlds`` when both are given). With ``infer`` > 1 each world is the one of ``infer``
+   candidates chosen with weight ``slack ** k``: ``k`` counts the enemy cards of the round
+   so far that the heuristic, in that seat of that world, would not have played where it had
+   a choice. The bot remembers the round's plays in order (:class:`RoundHistory`, from its
+   own observations) and replays each candidate from the start of play
+   (:func:`disagreements`); the partner's plays and the pass are not weighed;
 2. value each legal card in each world: the bot's army's points this round minus the
    enemy's from here,
 
@@ -46,9 +51,10 @@ import time
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from agents.base import BasePolicy
-from agents.heuristic.lost_ranks import LostRanksHeuristic
+from agents.heuristic.lost_ranks import LostRanksHeuristic, decide_play
 from feral_envs.lost_ranks import engine as E
 from feral_envs.lost_ranks import rules, search
 from feral_envs.lost_ranks.encoding import OBS
@@ -68,6 +74,10 @@ ARGUMENTS = {
     "pass": "how the pass is chosen: heuristic (the heuristic's pass) or playout (each card "
     "valued by the heuristic playing the rest of the pass and the round out in every seat, "
     "over the worlds) (default heuristic)",
+    "infer": "candidate worlds drawn for each world kept in play, an integer >= 1: the one "
+    "kept is chosen with weight slack**k, k the enemy cards of the round so far that the "
+    "heuristic, in that world, would not have played (default 1: no weighting)",
+    "slack": "a candidate world's weight per such enemy card, a number in (0, 1] (default 0.1)",
 }
 EARLY = ("playout", "horizon", "heuristic")
 DEFAULT_EARLY = "playout"
@@ -77,6 +87,8 @@ DEFAULT_WORLDS = 8
 DEFAULT_NODES = 200_000
 DEFAULT_HORIZON = 3
 DEFAULT_WEIGHT = 1
+DEFAULT_INFER = 1
+DEFAULT_SLACK = 0.1
 HORIZON_NODES = 5
 """A horizon search may use this many times ``nodes`` before the heuristic plays instead."""
 
@@ -103,9 +115,9 @@ def _positive_float(name: str, text: str) -> float:
 
 def parse(
     arguments: dict[str, str],
-) -> tuple[int | None, float | None, int, int, int, str, str]:
-    """``(worlds, time, nodes, horizon, weight, early, pass)`` from the spec's arguments;
-    ``ValueError`` naming a bad or unknown one and the allowed ones."""
+) -> tuple[int | None, float | None, int, int, int, str, str, int, float]:
+    """``(worlds, time, nodes, horizon, weight, early, pass, infer, slack)`` from the spec's
+    arguments; ``ValueError`` naming a bad or unknown one and the allowed ones."""
     unknown = sorted(set(arguments) - set(ARGUMENTS))
     if unknown:
         allowed = "; ".join(f"{k}: {v}" for k, v in ARGUMENTS.items())
@@ -129,9 +141,20 @@ def parse(
     passing = arguments.get("pass", DEFAULT_PASS).strip()
     if passing not in PASSES:
         raise ValueError(f"pimc argument pass={arguments['pass']!r} must be one of {PASSES}")
+    infer = _positive_int("infer", arguments["infer"]) if "infer" in arguments else DEFAULT_INFER
+    slack = DEFAULT_SLACK
+    if "slack" in arguments:
+        try:
+            slack = float(arguments["slack"])
+        except ValueError:
+            slack = math.nan
+        if not 0 < slack <= 1:
+            raise ValueError(
+                f"pimc argument slack={arguments['slack']!r} must be a number in (0, 1]"
+            )
     if worlds is None and seconds is None:
         worlds = DEFAULT_WORLDS
-    return worlds, seconds, nodes, horizon, weight, early, passing
+    return worlds, seconds, nodes, horizon, weight, early, passing, infer, slack
 
 
 class Pimc(BasePolicy):
@@ -149,6 +172,8 @@ class Pimc(BasePolicy):
         weight: int = DEFAULT_WEIGHT,
         early: str = DEFAULT_EARLY,
         passing: str = DEFAULT_PASS,
+        infer: int = DEFAULT_INFER,
+        slack: float = DEFAULT_SLACK,
     ) -> None:
         super().__init__(spec, seed)
         self.config = rules.make_config(variant=keywords.get("variant", "standard"))
@@ -156,6 +181,9 @@ class Pimc(BasePolicy):
         self.worlds, self.seconds, self.nodes = worlds, seconds, nodes
         self.horizon, self.weight, self.early = horizon, weight, early
         self.passing = passing
+        self.infer, self.slack = infer, slack
+        self.history = RoundHistory()
+        self._rewound = np.zeros(E.ROW_SIZE, np.int32)
         self.model = LostRanksHeuristic(seed, variant=self.config.variant)  # the playouts'
         self._obs = np.zeros(OBS.size, np.float32)
         self._mask = np.zeros(E.N_ACTIONS, np.int8)
@@ -165,10 +193,12 @@ class Pimc(BasePolicy):
         self.playouts = 0
         self.total_seconds = 0.0
         self.worlds_solved = 0
+        self.candidates = 0  # candidate worlds weighed (infer > 1)
         self.counter = np.zeros(2, np.int64)  # search nodes visited, stopped flag
 
     def reset(self, seed: int) -> None:
         super().reset(seed)
+        self.history.clear()
         self.heuristic.reset(seed)
         self.model.reset(seed)
 
@@ -186,6 +216,7 @@ class Pimc(BasePolicy):
             "playouts": self.playouts,
             "worlds_solved": self.worlds_solved,
             "nodes": int(self.counter[0]),
+            "candidates": self.candidates,
             "mean_seconds": self.mean_seconds,
         }
 
@@ -198,6 +229,15 @@ class Pimc(BasePolicy):
             self.total_seconds += time.perf_counter() - started
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray, started: float) -> int:
+        playing = observation[OBS.phase.start + rules.PLAY] > 0.5
+        if playing:
+            self.history.observe(observation)
+        card = self._choose(observation, action_mask, started)
+        if playing:
+            self.history.record(card)
+        return card
+
+    def _choose(self, observation: np.ndarray, action_mask: np.ndarray, started: float) -> int:
         fallback = self.heuristic.act(observation, action_mask)
         legal = np.flatnonzero(action_mask)
         if legal.size == 1:
@@ -213,7 +253,7 @@ class Pimc(BasePolicy):
         solved = 0
         exact = True
         while True:
-            world = search.sample_from_observation(observation, self.config, seat, self.rng)
+            world = self._world(observation, seat)
             values = None
             if exact:
                 actions, values = search.action_values(world, self.nodes, self.counter)
@@ -238,6 +278,38 @@ class Pimc(BasePolicy):
                 break
         self.exact += exact
         return self._best(total, solved, legal, fallback)
+
+    def _world(self, observation: np.ndarray, seat: int) -> np.ndarray:
+        """A world for a play decision: with ``infer`` > 1 and the round's plays remembered,
+        the one of ``infer`` candidates drawn with weight ``slack ** k`` (``k``: the enemy
+        cards so far that the heuristic would not have played in it); else one draw."""
+        first = search.sample_from_observation(observation, self.config, seat, self.rng)
+        history = self.history
+        if self.infer == 1 or not history.valid or not history.n:
+            return first
+        candidates = [first] + [
+            search.sample_from_observation(observation, self.config, seat, self.rng)
+            for _ in range(self.infer - 1)
+        ]
+        seats = (np.asarray(history.seats[: history.n], np.int64) + seat) % E.N_SEATS
+        cards = np.asarray(history.cards[: history.n], np.int64)
+        weights = np.zeros(len(candidates))
+        for i, world in enumerate(candidates):
+            k = disagreements(
+                world,
+                self._rewound,
+                seats,
+                cards,
+                seat % 2,
+                *self.model.spy,
+                self._obs,
+                self._mask,
+            )
+            weights[i] = self.slack**k if k >= 0 else 0.0
+        self.candidates += len(candidates)
+        if weights.sum() <= 0:  # no candidate replays the round (not seen in practice)
+            return first
+        return candidates[int(self.rng.choice(len(candidates), p=weights / weights.sum()))]
 
     def _pass(
         self,
@@ -329,6 +401,87 @@ _PASS_CHOICE = E.STATE.pass_choice.start
 _HOLDER = E.STATE.holder.start
 _SCORES = E.STATE.scores.start
 _ROUND_POINTS = E.STATE.round_points.start
+_O_PLAYED = OBS.played_me.start
+_O_TRICK = OBS.trick_0.start
+
+
+class RoundHistory:
+    """The round's plays in order, as one seat saw them: (seat relative to it, card).
+
+    The observation keeps every card played this round and by whom, and the current trick
+    in order, but not the order of the earlier tricks. Seen at each of the seat's own plays,
+    they give it: the cards new since its last play are the rest of the trick it played to
+    (by the seats after it, in turn) and then the current trick. ``valid`` turns false for
+    the round if they do not add up (a seat not asked at each of its plays)."""
+
+    def __init__(self) -> None:
+        self.seats = np.zeros(E.N_TRICKS * E.N_SEATS, np.int64)
+        self.cards = np.zeros(E.N_TRICKS * E.N_SEATS, np.int64)
+        self.seen = np.zeros(search.N_CARDS, bool)
+        self.clear()
+
+    def clear(self) -> None:
+        self.n = 0
+        self.valid = True
+        self.seen[:] = False
+
+    def _add(self, rel: int, card: int) -> None:
+        self.seats[self.n], self.cards[self.n] = rel, card
+        self.seen[card] = True
+        self.n += 1
+
+    def observe(self, observation: np.ndarray) -> None:
+        """Take in the plays since the seat's last one, from its play-phase observation."""
+        played = observation[_O_PLAYED : _O_PLAYED + 4 * search.N_CARDS] > 0.5
+        played = played.reshape(4, search.N_CARDS)
+        everything = played.any(axis=0)
+        if (self.seen & ~everything).any():  # a new round
+            self.clear()
+        leader = int(np.argmax(observation[OBS.trick_leader.slice]))
+        trick = []
+        for position in range(3):
+            block = observation[_O_TRICK + position * search.N_CARDS :][: search.N_CARDS]
+            if block.max() > 0.5:
+                trick.append(((leader + position) % 4, int(np.argmax(block))))
+        new = everything & ~self.seen
+        for _, card in trick:
+            if not new[card]:
+                self.valid = False
+            new[card] = False
+        rest = [(rel, int(c)) for rel in (1, 2, 3) for c in np.flatnonzero(new & played[rel])]
+        if new[played[0]].any() or (self.n + len(rest)) % 4:
+            self.valid = False
+        if not self.valid:
+            return
+        for rel, card in rest + trick:
+            self._add(rel, card)
+
+    def record(self, card: int) -> None:
+        """The seat's own play."""
+        if self.valid:
+            self._add(0, card)
+
+
+@njit(cache=True)
+def disagreements(world, rewound, seats, cards, army, spy_trump, spy_other, obs, mask):
+    """The enemy plays of the round so far (``seats``, ``cards``: in order, absolute seats
+    of ``world``) that the heuristic in that seat of ``world`` would not have made, where it
+    had a choice; -1 if the plays do not replay from the start of the world's play."""
+    search.rewind_to_play(world, rewound)
+    k = 0
+    for i in range(len(cards)):
+        seat, card = seats[i], cards[i]
+        if rewound[_TO_ACT] != seat:
+            return -1
+        E.legal_mask(rewound, mask)
+        if mask[card] == 0:
+            return -1
+        if seat % 2 != army and mask.sum() > 1:
+            E.observe(rewound, seat, obs)
+            if decide_play(obs, mask, spy_trump, spy_other) != card:
+                k += 1
+        E.apply(rewound, card)
+    return k
 
 
 def _margin(row: np.ndarray, army: int) -> int:
@@ -348,10 +501,23 @@ def army_of(observation: np.ndarray) -> int:
 
 def pimc(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> Pimc:
     """The ``pimc`` spec's factory (:mod:`agents.search`)."""
-    worlds, seconds, nodes, horizon, weight, early, passing = parse(arguments)
+    worlds, seconds, nodes, horizon, weight, early, passing, infer, slack = parse(arguments)
     shown = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = "pimc" + (":" + shown if shown else "")
-    return Pimc(spec, seed, keywords, worlds, seconds, nodes, horizon, weight, early, passing)
+    return Pimc(
+        spec,
+        seed,
+        keywords,
+        worlds,
+        seconds,
+        nodes,
+        horizon,
+        weight,
+        early,
+        passing,
+        infer,
+        slack,
+    )
 
 
 SPECS = {"pimc": pimc}

@@ -11,7 +11,9 @@ import pytest
 
 import feral_envs
 from agents.registry import load_policy
-from agents.search.lost_ranks import Pimc, army_of, parse
+from agents.search.lost_ranks import Pimc, RoundHistory, army_of, disagreements, parse
+from feral_envs.lost_ranks import search
+from feral_envs.lost_ranks.engine import STATE
 from feral_envs.lost_ranks.rules import VARIANTS
 
 CHEAP = "pimc:worlds=2,nodes=20000"
@@ -65,9 +67,9 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (8, None, 200_000, 3, 1, "playout", "heuristic")
-    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout", "heuristic")
-    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout", "heuristic")
+    assert parse({}) == (8, None, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
+    assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
+    assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
     assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (
         4,
         1.0,
@@ -76,6 +78,8 @@ def test_the_arguments_are_checked():
         1,
         "playout",
         "heuristic",
+        1,
+        0.1,
     )
     assert parse({"horizon": "2", "weight": "0", "early": "horizon"}) == (
         8,
@@ -85,8 +89,11 @@ def test_the_arguments_are_checked():
         0,
         "horizon",
         "heuristic",
+        1,
+        0.1,
     )
-    assert parse({"pass": "playout"})[-1] == "playout"
+    assert parse({"pass": "playout"})[6] == "playout"
+    assert parse({"infer": "16", "slack": "0.5"})[-2:] == (16, 0.5)
     for bad, message in (
         ({"worlds": "0"}, "worlds='0' must be an integer >= 1"),
         ({"worlds": "2.5"}, "worlds='2.5' must be an integer >= 1"),
@@ -97,6 +104,10 @@ def test_the_arguments_are_checked():
         ({"weight": "3"}, "weight='3' must be 0, 1 or 2"),
         ({"early": "mcts"}, "early='mcts' must be one of"),
         ({"pass": "solver"}, "pass='solver' must be one of"),
+        ({"infer": "0"}, "infer='0' must be an integer >= 1"),
+        ({"slack": "0"}, "slack='0' must be a number in (0, 1]"),
+        ({"slack": "1.5"}, "slack='1.5' must be a number in (0, 1]"),
+        ({"slack": "x"}, "slack='x'"),
         ({"depth": "3"}, "no argument 'depth'; its arguments: worlds"),
     ):
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -126,7 +137,9 @@ def test_the_docs_table_names_every_argument_and_default():
     from agents.search.lost_ranks import (
         ARGUMENTS,
         DEFAULT_HORIZON,
+        DEFAULT_INFER,
         DEFAULT_NODES,
+        DEFAULT_SLACK,
         DEFAULT_WEIGHT,
         DEFAULT_WORLDS,
     )
@@ -137,6 +150,8 @@ def test_the_docs_table_names_every_argument_and_default():
     assert sorted(row.split("`")[1] for row in rows) == sorted(ARGUMENTS)
     assert f"default {DEFAULT_WORLDS};" in section and f"default {DEFAULT_NODES})" in section
     assert f"default {DEFAULT_HORIZON})" in section and f"(default {DEFAULT_WEIGHT})" in section
+    assert f"(default {DEFAULT_INFER}: no weighting)" in section
+    assert f"(default {DEFAULT_SLACK})" in section
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -244,3 +259,111 @@ def test_the_duplicate_round_duel_measures_a_margin_and_checks_its_input(tmp_pat
         with pytest.raises(SystemExit):
             duel.main(argv)
         assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# Worlds weighted by the enemies' plays (infer, slack)
+
+
+def _replay_against_the_heuristic(seed: int, spec: str):
+    """A game of ``spec`` in the red seats and the heuristic in the black, through the env:
+    at each red play decision, the bot's remembered plays (before its own card) and the row."""
+    env = feral_envs.make("lost_ranks").unwrapped
+    bots = [load_policy(spec, "lost_ranks", seed=seed + i) for i in range(2)]
+    other = load_policy("heuristic", "lost_ranks", seed=seed)
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        seat = env.possible_agents.index(agent)
+        policy = bots[seat // 2] if seat % 2 == 0 else other
+        action = policy.act(obs["observation"], obs["action_mask"])
+        playing = obs["observation"][search.OBS.phase.start + 1] > 0.5
+        if seat % 2 == 0 and playing:
+            history = policy.history
+            yield (
+                seat,
+                policy,
+                history.seats[: history.n - 1],
+                history.cards[: history.n - 1],
+                (env.game.row),
+            )
+        env.step(action)
+
+
+def test_the_bot_remembers_the_rounds_plays_in_order():
+    """Rebuilt from the seat's observations, the round's plays before each of its cards are
+    the engine's own ``plays``, in order, by the right seats; the true deal replays them
+    with no enemy card the heuristic would not have played (the enemies are the heuristic)."""
+    checked = 0
+    rewound = np.zeros(STATE.size, np.int32)
+    obs = np.zeros(search.OBS.size, np.float32)
+    mask = np.zeros(53, np.int8)
+    for seat, bot, seats, cards, row in _replay_against_the_heuristic(3, "pimc:worlds=1,nodes=1"):
+        assert bot.history.valid
+        plays = row[STATE.plays.slice]
+        plays = plays[plays >= 0]
+        assert cards.tolist() == plays.tolist()
+        assert [(seat + rel) % 4 for rel in seats] == [
+            row[STATE.played_by.start + c] for c in cards
+        ]
+        absolute = (seats + seat) % 4
+        assert disagreements(row, rewound, absolute, cards, 0, 2, 2, obs, mask) == 0
+        checked += 1
+    assert checked > 100
+
+
+def test_a_deal_the_enemies_would_not_have_played_so_is_counted():
+    """Two unplayed cards of a suit swapped between the enemies' hands in the true deal: the
+    plays still replay, and where the heuristic would then have played otherwise, it is
+    counted; plays that cannot be replayed (the round backwards): -1."""
+    rewound = np.zeros(STATE.size, np.int32)
+    obs = np.zeros(search.OBS.size, np.float32)
+    mask = np.zeros(53, np.int8)
+    rng = np.random.default_rng(0)
+    counted = 0
+    for seat, _, seats, cards, row in _replay_against_the_heuristic(8, "pimc:worlds=1,nodes=1"):
+        if len(cards) < 12:
+            continue
+        absolute = (seats + seat) % 4
+        world = row.copy()
+        holder = world[STATE.holder.slice]
+        left, right = (np.flatnonzero(holder == (seat + k) % 4) for k in (1, 3))
+        pairs = [(a, b) for a in left for b in right if a // 13 == b // 13 < 4]
+        if pairs:  # two unplayed cards of one suit: the hands' suit lengths are kept
+            a, b = pairs[rng.integers(len(pairs))]
+            holder[a], holder[b] = holder[b], holder[a]
+            k = disagreements(world, rewound, absolute, cards, 0, 2, 2, obs, mask)
+            assert k >= 0
+            counted += k > 0
+        assert disagreements(row, rewound, absolute, cards[::-1].copy(), 0, 2, 2, obs, mask) == -1
+    assert counted > 0
+
+
+def test_the_history_is_dropped_when_the_plays_do_not_add_up():
+    history = RoundHistory()
+    env = feral_envs.make("lost_ranks").unwrapped
+    env.reset(seed=4, options={"start": "play"})
+    asked = 0
+    while asked < 3:  # the red seat 0 asked only at every other of its plays
+        agent = env.agent_selection
+        seen = env.observe(agent)
+        card = int(np.flatnonzero(seen["action_mask"])[0])
+        if agent == env.possible_agents[0]:
+            asked += 1
+            if asked != 2:
+                history.observe(seen["observation"])
+                history.record(card)
+        env.step(card)
+    assert not history.valid
+
+
+def test_the_inferring_bot_is_legal_deterministic_and_weighs_its_candidates():
+    spec = CHEAP + ",infer=4"
+    one, bot = play_game("standard", seed=5, spec=spec)
+    two, _ = play_game("standard", seed=5, spec=spec)
+    assert one == two
+    stats = bot.stats
+    assert stats["candidates"] > 0 and stats["candidates"] % 4 == 0
+    assert stats["candidates"] <= 4 * stats["worlds_solved"]

@@ -291,8 +291,8 @@ class Pimc(BasePolicy):
             search.sample_from_observation(observation, self.config, seat, self.rng)
             for _ in range(self.infer - 1)
         ]
-        seats = (np.asarray(history.seats[: history.n], np.int64) + seat) % E.N_SEATS
-        cards = np.asarray(history.cards[: history.n], np.int64)
+        seats = (history.seats[: history.n] + seat) % E.N_SEATS  # the world's seats
+        cards = history.cards[: history.n]
         weights = np.zeros(len(candidates))
         for i, world in enumerate(candidates):
             k = disagreements(

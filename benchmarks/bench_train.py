@@ -34,7 +34,8 @@ swing with the load, while the CPU-time rates and their ratio stay much steadier
 
 BLAS uses one thread (set below, before numpy loads, and inherited by the processes of
 ``--against``); the baselines run torch on one thread, ours on its configuration's
-``torch_threads`` (``python -m train``'s own setting).
+``torch_threads`` and ``precision`` (``python -m train``'s own settings; the matched
+baseline builds the same network, in the same number format).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from train.config import default_config  # noqa: E402
-from train.policy import policy_kwargs  # noqa: E402
+from train.policy import policy_kwargs, use_bf16  # noqa: E402
 from train.run import Trainer  # noqa: E402
 
 
@@ -135,7 +136,7 @@ def baseline(timesteps: int, matched: bool, seed: int = 0) -> tuple[int, float, 
             n_steps=c.rollout_size // 8,
             batch_size=c.batch_size,
             n_epochs=c.n_epochs,
-            policy_kwargs=policy_kwargs(c.trunk, c.heads),
+            policy_kwargs=policy_kwargs(c.trunk, c.heads, use_bf16(c.precision)),
         )
     model = MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", **settings)
     model.set_logger(configure(None, []))

@@ -26,13 +26,18 @@ from agents.networks.board import (
     board_convs,
     board_features,
 )
+from train.policy import autocast_forward
 
 
 class BoardTrunk(BaseFeaturesExtractor):
-    """SB3 features extractor: the convolutional trunk, its output flattened."""
+    """SB3 features extractor: the convolutional trunk, its output flattened (in bfloat16 if
+    ``bf16``: :func:`train.policy.use_bf16`)."""
 
     def __init__(
-        self, observation_space: gym.spaces.Box, channels: tuple[int, ...] = (64,)
+        self,
+        observation_space: gym.spaces.Box,
+        channels: tuple[int, ...] = (64,),
+        bf16: bool = False,
     ) -> None:
         rows, cols, planes = observation_space.shape
         if (rows, cols) != BOARD or not channels:
@@ -41,9 +46,10 @@ class BoardTrunk(BaseFeaturesExtractor):
             )
         super().__init__(observation_space, features_dim=channels[-1] * N_SQUARES)
         self.convs = board_convs(planes, tuple(channels))
+        self.bf16 = bf16
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return board_features(self.convs, observations)
+        return autocast_forward(lambda: board_features(self.convs, observations), self.bf16)
 
 
 class BoardPolicy(MaskableActorCriticPolicy):
@@ -73,11 +79,14 @@ class BoardPolicy(MaskableActorCriticPolicy):
         )
 
 
-def board_policy_kwargs(channels: tuple[int, ...], heads: tuple[int, ...]) -> dict[str, Any]:
-    """``MaskablePPO(BoardPolicy, policy_kwargs=...)`` of the board network."""
+def board_policy_kwargs(
+    channels: tuple[int, ...], heads: tuple[int, ...], bf16: bool = False
+) -> dict[str, Any]:
+    """``MaskablePPO(BoardPolicy, policy_kwargs=...)`` of the board network (``bf16``: the
+    trunk's convolutions in bfloat16, :func:`train.policy.use_bf16`)."""
     return {
         "features_extractor_class": BoardTrunk,
-        "features_extractor_kwargs": {"channels": tuple(channels)},
+        "features_extractor_kwargs": {"channels": tuple(channels), "bf16": bf16},
         "share_features_extractor": True,
         "net_arch": {"pi": [], "vf": list(heads)},
     }

@@ -109,6 +109,7 @@ def _group_of(name: str) -> str:
         "timesteps",
         "n_envs",
         "torch_threads",
+        "precision",
         "checkpoint_every",
         "eval_every",
         "eval_games",

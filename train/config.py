@@ -91,6 +91,12 @@ class TrainConfig:
     """torch.set_num_threads: 1 by default. On a quiet 2-core machine 2 gives 1.33x the
     learner decisions/s (Lost Heir's defaults), but with the other core busy a 2-thread run
     was 3.3x slower than a 1-thread run (docs/training.md)."""
+    precision: str = "auto"
+    """Number format of the trunk's products in SB3 training (the MLP's or the board
+    network's first layers, where most of its arithmetic is): ``fp32``; ``bf16``, bfloat16
+    products with float32 sums, weights and outputs (torch's CPU autocast); ``auto``: bf16
+    where the CPU has AMX tiles (there 1.15x Lost Heir's default learner decisions/s,
+    docs/training.md), else fp32. Policy files hold float32 weights either way."""
     points_scale: float = 0.05
     """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
     material_scale: float = 0.0
@@ -198,6 +204,10 @@ class TrainConfig:
             raise ValueError(
                 f"--backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}"
             )
+        if self.precision not in PRECISIONS:
+            raise ValueError(
+                f"--precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"
+            )
         if self.backend == "rllib":
             from train.rllib.backend import check_config
 
@@ -268,6 +278,9 @@ class TrainConfig:
 
 BACKENDS = ("sb3", "rllib")
 """The training libraries of ``--backend``."""
+
+PRECISIONS = ("auto", "fp32", "bf16")
+"""The number formats of ``--precision`` (:func:`train.policy.use_bf16`)."""
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a

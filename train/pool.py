@@ -59,7 +59,8 @@ class Opponent:
         raise NotImplementedError
 
     def state_dict(self) -> Any:
-        """What this member remembers between calls (None: nothing)."""
+        """What this member remembers between calls (None: nothing): the live objects, not a
+        copy (the trainer pickles them at once; pickle or deep-copy them to keep them)."""
         return None
 
     def load_state_dict(self, state: Any) -> None:
@@ -139,9 +140,14 @@ class PolicyOpponent(Opponent):
             lanes = ("instances", self.lanes.instances, self.lanes.n_lanes)
         else:
             lanes = ("own", self.lanes, 0)
-        return copy.deepcopy(
-            {"lanes": lanes, "seeds": self.seeds, "games": self.games, "lane_game": self.lane_game}
-        )
+        # Not copied: the trainer pickles it at once, and a deep copy of the Lost Heir
+        # heuristic's lanes cost 40 ms a rollout (about 5 % of the default run).
+        return {
+            "lanes": lanes,
+            "seeds": self.seeds,
+            "games": self.games,
+            "lane_game": self.lane_game,
+        }
 
     def load_state_dict(self, state: Any) -> None:
         state = copy.deepcopy(state)
@@ -231,7 +237,8 @@ class OpponentPool:
         raise KeyError(f"no pool member named {name!r}")
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue exactly: the rng and every snapshot's weights."""
+        """Everything needed to continue exactly: the rng and every snapshot's weights (the
+        heuristic's players live, not copied: :meth:`Opponent.state_dict`)."""
         return {
             "rng": copy.deepcopy(self.rng.bit_generator.state),
             "snapshots": [(s.step, s.actor.weights()) for s in self.snapshots],

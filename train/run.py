@@ -61,7 +61,7 @@ from feral_envs.core import GameCore
 from train.advice import Par
 from train.config import SCALED, TrainConfig
 from train.evaluate import MatchResult, play_match
-from train.policy import add_meta, network, read_start_weights
+from train.policy import add_meta, network, read_start_weights, use_bf16
 from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
 from train.vec_env import SelfPlayVecEnv
 
@@ -270,7 +270,7 @@ class Trainer:
         (self.run_dir / "pool").mkdir(exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
         (self.run_dir / "versions.json").write_text(json.dumps(package_versions(), indent=1) + "\n")
-        policy_class, kwargs = network(c.trunk, c.heads, c.board)
+        policy_class, kwargs = network(c.trunk, c.heads, c.board, use_bf16(c.precision))
         self.model = MaskablePPO(
             policy_class,
             self.env,
@@ -534,6 +534,12 @@ class Trainer:
                 smoothing=0.05,
             )
         wall, cpu = time.perf_counter(), time.process_time()
+        # sb3-contrib's masked distribution is rebuilt at every forward pass, and torch checks
+        # its logits each time (about 3 % of the default run): the network's outputs are
+        # finite unless training diverges, and a NaN still stops the run where SB3 samples an
+        # action; so the checks are off while SB3 trains.
+        checks = torch.distributions.Distribution._validate_args
+        torch.distributions.Distribution.set_default_validate_args(False)
         try:
             if remaining > 0:
                 model.learn(remaining, callback=_Hooks(self), reset_num_timesteps=not self.resumed)
@@ -549,6 +555,7 @@ class Trainer:
             self.write_checkpoint(self.capture)
             raise Interrupted(self.run_dir, state["num_timesteps"]) from None
         finally:
+            torch.distributions.Distribution.set_default_validate_args(checks)
             if self.bar is not None:
                 self.bar.close()
         self.learn_seconds = (time.perf_counter() - wall, time.process_time() - cpu)

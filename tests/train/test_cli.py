@@ -74,6 +74,10 @@ def test_help_lists_games_and_the_games_keywords():
             ("lost_heir", "--init-from", "x.zip", "--imitation-decisions", "10"),
             "give --init-from or --imitation-decisions, not both",
         ),
+        (
+            ("lost_heir", "--precision", "fp16"),
+            "--precision must be one of auto, fp32, bf16, got 'fp16'",
+        ),
     ],
 )
 def test_bad_command_lines_exit_2_with_a_clear_message(args, message):
@@ -163,3 +167,5 @@ def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeyp
     assert cli.main(["lost_heir"]) == 0
     assert seen[1].backend == "sb3" and seen[1].imitation_decisions > 0
     assert cli.main(["lost_heir", "--backend", "rllib", "--imitation-decisions", "1000"]) == 2
+    assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "bf16"]) == 2
+    assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "fp32"]) == 0

@@ -22,12 +22,12 @@ from agents.networks.policy_file import (
     write_policy_file,
 )
 from agents.ppo import PPOPolicy
-from train.policy import add_meta, policy_kwargs
+from train.policy import add_meta, policy_kwargs, use_bf16
 from train.pool import OpponentPool
 from train.vec_env import SelfPlayVecEnv
 
 
-def small_model(core, trunk=(32, 16), heads=(8,)):
+def small_model(core, trunk=(32, 16), heads=(8,), bf16=False):
     env = SelfPlayVecEnv(core, {}, 4, OpponentPool(0, 0, 1, 1, seed=0), 0.1, 1.0, seed=0)
     return env, MaskablePPO(
         "MlpPolicy",
@@ -35,7 +35,7 @@ def small_model(core, trunk=(32, 16), heads=(8,)):
         n_steps=8,
         batch_size=16,
         seed=0,
-        policy_kwargs=policy_kwargs(trunk, heads),
+        policy_kwargs=policy_kwargs(trunk, heads, bf16),
         device="cpu",
     )
 
@@ -51,6 +51,32 @@ def test_numpy_actor_gives_the_networks_distribution(trunk, heads):
         dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
         want = dist.distribution.probs.numpy()
     np.testing.assert_allclose(masked_probs(actor.logits(obs), masks), want, atol=1e-5)
+
+
+def test_precision_auto_means_bf16_where_the_cpu_has_amx_tiles():
+    assert not use_bf16("fp32") and use_bf16("bf16")
+    assert use_bf16("auto") == torch.cpu._is_amx_tile_supported()
+
+
+def test_a_bf16_trunk_computes_the_same_network_in_float32_out():
+    # --precision bf16: the trunk's products in bfloat16 under autocast; its weights, its
+    # outputs and the policy files stay float32, and the distribution is the float32
+    # network's within bfloat16's rounding.
+    env, exact = small_model(TOY4, (64,), (32,))
+    _, rounded = small_model(TOY4, (64,), (32,), bf16=True)
+    rounded.policy.load_state_dict(exact.policy.state_dict())
+    obs = torch.as_tensor(env.reset() * 7 - 20)
+    masks = env.action_masks()
+    features = rounded.policy.extract_features(obs, rounded.policy.features_extractor)
+    assert features.dtype == torch.float32
+    assert all(p.dtype == torch.float32 for p in rounded.policy.parameters())
+    with torch.no_grad():
+        want = exact.policy.get_distribution(obs, action_masks=masks).distribution.probs
+        got = rounded.policy.get_distribution(obs, action_masks=masks).distribution.probs
+    assert not torch.equal(got, want)  # it did compute in bfloat16
+    torch.testing.assert_close(got, want, rtol=0, atol=2e-2)
+    weights = ActorMLP.from_policy(rounded.policy).weights()
+    assert all(w.dtype == np.float32 for w in weights.values())
 
 
 @pytest.mark.parametrize("trunk,heads", [((32, 16), (8,)), ((), (8, 8))])

@@ -106,16 +106,18 @@ def interrupt_at(monkeypatch, target, method, call):
     monkeypatch.setattr(target, method, wrapped)
 
 
-@pytest.mark.parametrize("where", ["collecting", "updating"])
-def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path, monkeypatch, where):
-    train(config(), tmp_path / "a", core=TOY4)
+@pytest.mark.parametrize("where,precision", [("collecting", "fp32"), ("updating", "bf16")])
+def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
+    tmp_path, monkeypatch, where, precision
+):
+    train(config(precision=precision), tmp_path / "a", core=TOY4)
     with monkeypatch.context() as patch:
         if where == "collecting":  # in the 6th rollout (steps 1280..1535)
             interrupt_at(patch, SelfPlayVecEnv, "step_wait", 5 * 32 + 10)
         else:  # in the 6th update, after the 6th rollout
             interrupt_at(patch, MaskablePPO, "train", 6)
         with pytest.raises(Interrupted) as stop:
-            train(config(), tmp_path / "b", core=TOY4)
+            train(config(precision=precision), tmp_path / "b", core=TOY4)
     assert stop.value.step == 1280  # the start of the rollout it was in
     assert not (tmp_path / "b" / "model.zip").exists()
     saved = json.loads((tmp_path / "b" / "config.json").read_text())

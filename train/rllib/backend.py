@@ -108,6 +108,11 @@ def check_config(config: TrainConfig) -> None:
                 f"--{name.replace('_', '-')} is an SB3-backend option; --backend rllib does "
                 f"not offer it"
             )
+    if config.precision == "bf16":
+        raise ValueError(
+            "--precision bf16 is an SB3-backend option; --backend rllib trains in float32 "
+            "(give auto or fp32)"
+        )
     if config.num_env_runners < 0:
         raise ValueError(f"--num-env-runners must be at least 0, got {config.num_env_runners}")
     try:

@@ -321,7 +321,8 @@ def _run(config: TrainConfig, out: Path | None, resume_run: bool, terminated: li
 
 def summary_line(game: str, run_dir: Path, backend: str = "sb3") -> str:
     """One line for a newcomer at the end of a run: where the agent is, how its final arena
-    rated it against random and the heuristic (``leaderboard.json``), how to play it."""
+    rated it against random and the heuristic (``leaderboard.json``), and played greedily
+    against the heuristic (:data:`train.run.GREEDY`), how to play it."""
     rllib = backend == "rllib"
     model = Path(run_dir) / ("policy" if rllib else "model.zip")
     ratings = []
@@ -329,17 +330,24 @@ def summary_line(game: str, run_dir: Path, backend: str = "sb3") -> str:
         board = json.loads((Path(run_dir) / "leaderboard.json").read_text())
     except (OSError, ValueError):
         board = {}
-    from train.run import rating_text
+    from train.run import GREEDY, rating_text
 
-    for key, anchor in (("leaderboard", "random"), ("leaderboard_vs_heuristic", "heuristic")):
+    def rated_against(key: str, agent: str, anchor: str) -> str | None:
         rows = board.get(key) or []
         if key == "leaderboard" and board.get("anchor") not in (None, "random"):
-            continue
-        final = next((row for row in rows if row.get("agent") == "final"), None)
-        if final is not None and any(row.get("agent") == anchor for row in rows):
-            ratings.append(
-                f"{rating_text(final['elo'], final['low'], final['high'])} Elo vs {anchor}"
-            )
+            return None
+        row = next((r for r in rows if r.get("agent") == agent), None)
+        if row is None or not any(r.get("agent") == anchor for r in rows):
+            return None
+        return f"{rating_text(row['elo'], row['low'], row['high'])} Elo vs {anchor}"
+
+    for key, anchor in (("leaderboard", "random"), ("leaderboard_vs_heuristic", "heuristic")):
+        if (text := rated_against(key, "final", anchor)) is not None:
+            ratings.append(text)
+    greedy = rated_against("leaderboard_vs_heuristic", GREEDY, "heuristic")
+    if greedy is not None and ratings:
+        argmax = "rllib_argmax" if rllib else "ppo_argmax"
+        ratings[-1] += f"; played greedily ({argmax}:PATH) {greedy}"
     rated = f" (rated {', '.join(ratings)}; leaderboard.md)" if ratings else ""
     return (
         f"Your agent is {model}{rated}. Play against it: "

@@ -69,6 +69,9 @@ STATE_FORMAT = 2
 """``trainer.pkl``'s format: 2 since the heuristic opponents play on lanes (``train/pool.py``)."""
 CLONE_FILE = "imitation.zip"
 """The imitation clone's policy file in the run directory (``--imitation-decisions``)."""
+GREEDY = "greedy"
+"""The final arena's name for the final policy played greedily (its most likely legal action
+every time: ``ppo_argmax:``), beside ``final``, the policy sampling its actions as it trained."""
 
 KEY_MAP = {
     "rollout/ep_rew_mean": "charts/episodic_return",
@@ -578,10 +581,11 @@ class Trainer:
             )
 
     def arena_specs(self) -> list[str]:
-        """The final arena's players: the final policy, random, the heuristic (if any), the
-        imitation clone (if the run began with one) and ``arena_snapshots`` earlier
-        snapshots, evenly spaced over the run."""
-        specs = [f"final=ppo:{self.run_dir / 'model.zip'}", "random"]
+        """The final arena's players: the final policy, sampling and greedy (:data:`GREEDY`),
+        random, the heuristic (if any), the imitation clone (if the run began with one) and
+        ``arena_snapshots`` earlier snapshots, evenly spaced over the run."""
+        final = self.run_dir / "model.zip"
+        specs = [f"final=ppo:{final}", f"{GREEDY}=ppo_argmax:{final}", "random"]
         if self.pool.heuristic is not None:
             specs.append("heuristic")
         if (self.run_dir / CLONE_FILE).is_file():

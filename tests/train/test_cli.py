@@ -135,6 +135,7 @@ def test_the_last_line_says_where_the_agent_is_how_it_rated_and_how_to_play_it(t
         ],
         "leaderboard_vs_heuristic": [
             {**row, "agent": "final", "elo": -12.2, "low": -30.0, "high": 6.0},
+            {**row, "agent": "greedy", "elo": 14.6, "low": -3.0, "high": 31.0},
             {**row, "agent": "heuristic", "elo": 0.0, "low": 0.0, "high": 0.0},
         ],
     }
@@ -144,6 +145,12 @@ def test_the_last_line_says_where_the_agent_is_how_it_rated_and_how_to_play_it(t
     assert f"Your agent is {tmp_path / 'model.zip'}" in line
     assert "+900 [+813, inf) Elo vs random" in line
     assert "-12 [-30, +6] Elo vs heuristic" in line
+    assert "played greedily (ppo_argmax:PATH) +15 [-3, +31] Elo vs heuristic" in line
+    # A board without the greedy row (an older run): the rest of the line as before.
+    board["leaderboard_vs_heuristic"].pop(1)
+    (tmp_path / "leaderboard.json").write_text(json.dumps(board))
+    line = summary_line("lost_heir", tmp_path)
+    assert "-12 [-30, +6] Elo vs heuristic;" in line and "greedily" not in line
     assert f"python -m play.terminal lost_heir --opponents ppo:{tmp_path / 'model.zip'}" in line
     # No arena (--arena-games 0): where the agent is and how to play it, no ratings.
     (tmp_path / "leaderboard.json").unlink()

@@ -271,7 +271,7 @@ def _check_run(run: Path, game: str, steps: int) -> None:
     assert any("losses/policy_loss" in row for row in rows)
     assert any("charts/SPS" in row for row in rows)
     board = json.loads((run / "leaderboard.json").read_text())
-    assert {row["agent"] for row in board["leaderboard"]} >= {"final", "random"}
+    assert {row["agent"] for row in board["leaderboard"]} >= {"final", "greedy", "random"}
     keywords = FAST_KEYWORDS[game]
     policy = load_policy(f"rllib:{run}", game, seed=0, keywords=keywords)
     env = feral_envs.make(game, **keywords)

@@ -274,7 +274,8 @@ def test_the_final_arena_plays_the_scaled_games_per_pair(tmp_path, monkeypatch):
         trainer.final_arena()
     games, specs = played.value.args
     assert games == c.arena_game_count == 62  # 60,160 decisions trained: 61 games, made even
-    assert specs[1:] == ["random", "heuristic"]
+    final = tmp_path / "run" / "model.zip"
+    assert specs == [f"final=ppo:{final}", f"greedy=ppo_argmax:{final}", "random", "heuristic"]
 
 
 def test_resume_replays_the_final_arena_of_an_extended_run_and_keeps_a_finished_one(tmp_path):

@@ -63,7 +63,7 @@ def test_train_a_few_hundred_steps_then_play_it_in_the_arena(core, tmp_path):
     _, meta = read_policy_file(run, core)
     assert meta["step"] == 512 and meta["game"] == game
     board = json.loads((run / "leaderboard.json").read_text())
-    assert {row["agent"] for row in board["leaderboard"]} >= {"final", "random"}
+    assert {row["agent"] for row in board["leaderboard"]} >= {"final", "greedy", "random"}
     relative = {row["agent"]: row for row in board["leaderboard_vs_heuristic"]}
     assert relative["heuristic"]["elo"] == 0 and set(relative) == {
         r["agent"] for r in board["leaderboard"]

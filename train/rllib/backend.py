@@ -43,6 +43,7 @@ from train.config import TrainConfig
 from train.evaluate import MatchResult
 from train.rllib.env import LEARNER, SelfPlayMultiAgentEnv, set_pool, snapshot_module
 from train.run import (
+    GREEDY,
     Interrupted,
     ResumeError,
     Trainer,
@@ -527,9 +528,11 @@ class RLlibTrainer:
         return type("Pool", (), {"heuristic": True if self.heuristic else None})()
 
     def arena_specs(self) -> list[str]:
-        """The final policy, random, the heuristic (if any) and ``arena_snapshots`` earlier
-        snapshots, evenly spaced over the run (as the SB3 backend's arena)."""
-        specs = [f"final=rllib:{self.run_dir / 'policy'}", "random"]
+        """The final policy (sampling and greedy), random, the heuristic (if any) and
+        ``arena_snapshots`` earlier snapshots, evenly spaced over the run (as the SB3
+        backend's arena)."""
+        final = self.run_dir / "policy"
+        specs = [f"final=rllib:{final}", f"{GREEDY}=rllib_argmax:{final}", "random"]
         if self.heuristic:
             specs.append("heuristic")
         earlier = [s for s in self.snapshots if s["step"] < self.step]

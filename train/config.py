@@ -285,23 +285,27 @@ PRECISIONS = ("auto", "fp32", "bf16")
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
     # hand's reward within about +-1.25, comparable with the +-1 for the game.
-    # The default run starts from a clone of the heuristic bot (400k of its decisions, a
-    # wider network to hold it) and then plays mostly against the bot, which it must learn
-    # to exploit; without the clone the 2M-decision default scored 4 % against the bot.
-    # 6M decisions on torch's one thread: see docs/training.md, "Default runs" (8M on 2
-    # threads: 10 min 53 s, -63 Elo relative to the bot; 3M: 7 min 11 s, -96).
+    # The default run starts from a clone of the heuristic bot (600k of its decisions, 6
+    # epochs, a wider network to hold it) and then plays mostly against the bot, which it
+    # must learn to exploit; without the clone the 2M-decision default scored 4 % against
+    # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
+    # AMX (--precision auto): see docs/training.md, "Default runs" (on the 2-core machine
+    # 13 min 43 s, +8 [-12, +27] Elo relative to the bot in its final arena; played greedily,
+    # +29 [+13, +45] over 1,000 more games a pair; the 6M default before: -83).
     "lost_heir": {
-        "timesteps": 6_000_000,
+        "timesteps": 10_000_000,
         "points_scale": 0.05,
-        "imitation_decisions": 400_000,
+        "imitation_decisions": 600_000,
+        "imitation_epochs": 6,
         "trunk": (256,),
         "heads": (128,),
         "learning_rate": 5e-4,
         "ent_coef": 0.005,
-        "weight_snapshots": 0.2,
-        "weight_heuristic": 0.7,
+        "weight_snapshots": 0.3,
+        "weight_heuristic": 0.6,
         "weight_random": 0.1,
-        "snapshot_every": 500_000,
+        "snapshot_every": 1_000_000,
+        "eval_every": 1_000_000,
     },
     # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
     "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},

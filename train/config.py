@@ -95,7 +95,7 @@ class TrainConfig:
     """Number format of the trunk's products in SB3 training (the MLP's or the board
     network's first layers, where most of its arithmetic is): ``fp32``; ``bf16``, bfloat16
     products with float32 sums, weights and outputs (torch's CPU autocast); ``auto``: bf16
-    where the CPU has AMX tiles (there 1.15x Lost Heir's default learner decisions/s,
+    where the CPU has AMX tiles (there 1.16x Lost Heir's default learner decisions/s,
     docs/training.md), else fp32. Policy files hold float32 weights either way."""
     points_scale: float = 0.05
     """Reward per point of the learner side's score lead gained (card games: per hand/round)."""
@@ -289,9 +289,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # epochs, a wider network to hold it) and then plays mostly against the bot, which it
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
-    # AMX (--precision auto): see docs/training.md, "Default runs" (on the 2-core machine
-    # 13 min 43 s, +8 [-12, +27] Elo relative to the bot in its final arena; played greedily,
-    # +29 [+13, +45] over 1,000 more games a pair; the 6M default before: -83).
+    # AMX (--precision auto): see docs/training.md, "Default runs" (`make train` from a fresh
+    # clone on the quiet 2-core machine: 14 min 5 s, +7 [-11, +25] Elo relative to the bot in
+    # its final arena, played greedily +26 [+9, +44]; seeds 2 and 3 greedy +12 and +10, their
+    # intervals including 0; the 6M default before: -83).
     "lost_heir": {
         "timesteps": 10_000_000,
         "points_scale": 0.05,

@@ -71,7 +71,8 @@ CLONE_FILE = "imitation.zip"
 """The imitation clone's policy file in the run directory (``--imitation-decisions``)."""
 GREEDY = "greedy"
 """The final arena's name for the final policy played greedily (its most likely legal action
-every time: ``ppo_argmax:``), beside ``final``, the policy sampling its actions as it trained."""
+every time: ``ppo_argmax:``, ``rllib_argmax:`` for an RLlib run), beside ``final``, the policy
+sampling its actions as it trained."""
 
 KEY_MAP = {
     "rollout/ep_rew_mean": "charts/episodic_return",

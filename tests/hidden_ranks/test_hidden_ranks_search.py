@@ -431,7 +431,7 @@ def test_the_flag_prior_by_square_puts_the_flag_on_the_weighted_squares():
 
 def evaluation_terms(row: np.ndarray, me: int, **terms: float) -> float:
     """The evaluation with the named terms set, less the evaluation with them at 0."""
-    names = ["info", "pull", "pull_each", "defend", "win", "unmoved", "guard"]
+    names = ["info", "pull", "pull_each", "defend", "win", "unmoved", "guard", "keep"]
     params = np.zeros(len(names))
     params[names.index("win")] = S.WIN
     facts = np.zeros(6, dtype=np.int64)
@@ -467,6 +467,27 @@ def test_the_guard_term_counts_the_open_sides_of_each_flag():
                               "silver": {"e10": "F", "e9": "9", "f10": "3"}}},
     )  # fmt: skip
     assert evaluation_terms(env.game.row, 0, guard=1.0) == pytest.approx(1.0)
+
+
+def test_the_keep_term_counts_the_flag_sides_with_no_keeper_by_them():
+    env = feral_envs.make(GAME, mode="full").unwrapped
+    # Gold's Flag on a1, Bombs on a2 and b1; its Sergeant on c1 is next to b1, not to a2: one
+    # side without a keeper. Silver's Flag on j10, Bombs on j9 and i10; its Miner on h10
+    # beats no Miner: two sides without a keeper.
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "a2": "B", "b1": "B", "c1": "4"},
+                              "silver": {"j10": "F", "j9": "B", "i10": "B", "h10": "3"}}},
+    )  # fmt: skip
+    assert evaluation_terms(env.game.row, 0, keep=1.0) == pytest.approx(-1.0 + 2.0)
+    assert evaluation_terms(env.game.row, 1, keep=1.0) == pytest.approx(-2.0 + 1.0)
+    # A Marshal on b2 keeps both of gold's sides; silver's General on h10 keeps i10 only.
+    env.reset(
+        seed=0,
+        options={"position": {"gold": {"a1": "F", "a2": "B", "b1": "B", "b2": "10"},
+                              "silver": {"j10": "F", "j9": "B", "i10": "B", "h10": "9"}}},
+    )  # fmt: skip
+    assert evaluation_terms(env.game.row, 0, keep=1.0) == pytest.approx(1.0)
 
 
 def test_the_unmoved_term_counts_mobile_pieces_not_moved_and_not_shown():

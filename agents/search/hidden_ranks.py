@@ -89,12 +89,13 @@ side (a piece the other side must count as a possible Bomb or Flag), for either 
 GUARD = 3.0
 """Cost of each open side of a side's Flag: a square next to it (on the board, no lake) that
 holds no piece of its own side (empty, or an enemy piece), for either side."""
-KEEP = 0.0
-"""Cost of each side of a side's Flag (a square next to it, on the board, no lake) with no
-keeper: a mobile piece of its own side that beats a Miner (rank 4 or more) on that square or
-next to it, which strikes a Miner that has just taken a Bomb by the Flag, for either side.
-Off: 3 measured +98 [+49, +149] against +56 [+9, +105] on the same 200 full games, within
-what two runs of equal strength differ by (docs/search.md)."""
+KEEP = {"quick": 0.0, "full": 3.0}
+"""Cost, by mode, of each side of a side's Flag (a square next to it, on the board, no lake)
+with no keeper: a mobile piece of its own side that beats a Miner (rank 4 or more) on that
+square or next to it, which strikes a Miner that has just taken a Bomb by the Flag, for
+either side. Full game 3: +104 [+71, +138] against +53 [+22, +86] without it, on the same 400
+games (seeds 40 and 41, docs/search.md); the quick game, where the Marshal guards the
+corner Flag, is not measured with it, so it stays off there."""
 KEEPER_LOW = 4
 """The lowest rank of a keeper (:data:`KEEP`): the Sergeant beats a Miner."""
 HUNT = np.array([0, 0.3, 0.7, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0, 0], dtype=np.float64)
@@ -393,7 +394,8 @@ class MinimaxBot(BasePolicy):
         self.guard = rules.RANK_OF_NAME[DEFAULT_GUARD[self.config.mode]] if guard is None else guard
         self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
         self.params = np.array(
-            [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD, KEEP], dtype=np.float64
+            [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD, KEEP[self.config.mode]],
+            dtype=np.float64,
         )
         self.history: deque[tuple[int, int]] = deque(maxlen=MEMORY)
         self.decisions = 0

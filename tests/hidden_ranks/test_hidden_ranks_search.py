@@ -538,3 +538,13 @@ def test_the_docs_table_names_every_argument_and_default():
         in depth
     )
     assert f"| {S.DEFAULT_WORLDS} (1024 with `time`) |" in section
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_the_keep_term_is_the_mode_default_and_documented(mode):
+    bot = S.MinimaxBot(0, {"mode": mode})
+    assert bot.params[7] == S.KEEP[mode]
+    # On in the full game only, as docs/search.md's list of the evaluation terms says.
+    assert S.KEEP["quick"] == 0.0 and S.KEEP["full"] > 0.0
+    text = (ROOT / "docs" / "search.md").read_text()
+    assert f"- the Flag keeper (`KEEP`, full game only): {S.KEEP['full']:g} for each side" in text

@@ -23,6 +23,9 @@ summed over its mobile pieces (the threat to the other side's Flag, any rank ali
 :data:`GUARD` times the open sides of the side's Flag (squares next to it, lakes and the edge
 aside, that hold no piece of its own: a Bomb or any piece closes a side), the enemy's minus
 the bot's.
+In the full game also :data:`KEEP` times the sides of the side's Flag with no keeper by them
+(a mobile piece of rank :data:`KEEPER_LOW` or more, which beats a Miner), the enemy's minus
+the bot's.
 
 Setup (``setup="choose"``): the heuristic's documented setup rule
 (:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed), with the piece of

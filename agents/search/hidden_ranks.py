@@ -106,12 +106,17 @@ HUNT = np.array([0, 0.3, 0.7, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0, 0], dty
 least (a Bomb may stand by the Flag)."""
 REPEAT, REPEAT_CAP, MEMORY = 0.3, 0.9, 12
 """Root penalty per time a move or its reverse is among the last MEMORY moves, capped."""
-FLAG_ROWS = np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 4], dtype=np.float64)
-"""The Flag prior of the worlds: weight of an unmoved unknown enemy piece being the Flag, by
-ego row (row 9 is the enemy's back row; its home rows are 6-9)."""
-FLAG_CORNER = 3.0
-"""Factor of the Flag prior on the two corners of each row (a corner has two open sides,
-the fewest to close with Bombs)."""
+FLAG_ROWS = {
+    "quick": np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 4], dtype=np.float64),
+    "full": np.array([0, 0, 0, 0, 0, 0, 0, 0, 0.1, 1], dtype=np.float64),
+}
+"""The Flag prior of the worlds, by mode: weight of an unmoved unknown enemy piece being the
+Flag, by ego row (row 9 is the enemy's back row; its home rows are 6-9). Full game: the back
+row, a tenth of it on the row before: +163 [+124, +201] against +104 [+71, +138] with the
+quick game's rows and corners, on the same 400 games (seeds 40 and 41, docs/search.md)."""
+FLAG_CORNER = {"quick": 3.0, "full": 1.0}
+"""Factor of the Flag prior, by mode, on the two corners of each row (a corner has two open
+sides, the fewest to close with Bombs)."""
 FLAG_BOMB = 2.0
 """Added to the Flag prior's factor (1) per known enemy Bomb next to the square."""
 TIE_BREAK = 1e-6
@@ -125,14 +130,15 @@ for _s in range(N_SQUARES):
         )
 
 
-def flag_prior(flat: np.ndarray) -> np.ndarray:
-    """The worlds' Flag weights by ego square, from the observation ``flat``:
-    :data:`FLAG_ROWS` by row, times :data:`FLAG_CORNER` on the corner columns, times
-    ``1 + FLAG_BOMB`` per known enemy Bomb next to the square (the sampler puts the Flag on
-    an unmoved unknown enemy piece by these weights)."""
+def flag_prior(flat: np.ndarray, mode: str) -> np.ndarray:
+    """The worlds' Flag weights by ego square in game ``mode``, from the observation
+    ``flat``: :data:`FLAG_ROWS` by row, times :data:`FLAG_CORNER` on the corner columns,
+    times ``1 + FLAG_BOMB`` per known enemy Bomb next to the square (the sampler puts the
+    Flag on an unmoved unknown enemy piece by these weights)."""
     planes = flat.reshape(N_SQUARES, E.N_PLANES)
     bombs = planes[:, E.P_ENEMY_RANK + BOMB - 1] > 0
-    weights = FLAG_ROWS[_EGO_ROW] * np.where((_EGO_COL == 0) | (_EGO_COL == 9), FLAG_CORNER, 1.0)
+    corner = np.where((_EGO_COL == 0) | (_EGO_COL == 9), FLAG_CORNER[mode], 1.0)
+    weights = FLAG_ROWS[mode][_EGO_ROW] * corner
     return weights * (1.0 + FLAG_BOMB * (_NEIGHBOURS @ bombs))
 
 
@@ -454,7 +460,7 @@ class MinimaxBot(BasePolicy):
         setup = E.SETUPS.index(self.config.setup)
         done = 0
         start = time.perf_counter()
-        prior = flag_prior(flat)
+        prior = flag_prior(flat, self.config.mode)
         while done < self.worlds:
             chunk = self.worlds - done if self.time_limit is None else min(2, self.worlds - done)
             got = search(

@@ -395,16 +395,16 @@ def test_the_flag_prior_by_square_weighs_corners_and_squares_by_a_known_bomb():
     env = feral_envs.make(GAME, mode="quick").unwrapped
     env.reset(seed=0, options={"setup": QUICK_SETUP})
     obs = env.observe("gold")["observation"].reshape(-1)
-    prior = S.flag_prior(obs).reshape(10, 10)
-    rows = S.FLAG_ROWS
-    assert prior[9, 0] == prior[9, 9] == S.FLAG_CORNER * rows[9]  # a10, j10: corners
+    prior = S.flag_prior(obs, "quick").reshape(10, 10)
+    rows, corner = S.FLAG_ROWS["quick"], S.FLAG_CORNER["quick"]
+    assert prior[9, 0] == prior[9, 9] == corner * rows[9]  # a10, j10: corners
     assert prior[9, 4] == rows[9] and prior[7, 3] == rows[7]  # e10, d8
     # Gold learns that j9 holds a Bomb: j10 and i9 (next to it) weigh more, j8 too.
     flat = obs.reshape(100, E.N_PLANES).copy()
     flat[89, E.P_ENEMY_UNKNOWN] = 0
     flat[89, E.P_ENEMY_RANK + BOMB - 1] = 1
-    prior = S.flag_prior(flat.reshape(-1)).reshape(10, 10)
-    assert prior[9, 9] == S.FLAG_CORNER * rows[9] * (1 + S.FLAG_BOMB)  # j10
+    prior = S.flag_prior(flat.reshape(-1), "quick").reshape(10, 10)
+    assert prior[9, 9] == corner * rows[9] * (1 + S.FLAG_BOMB)  # j10
     assert prior[8, 8] == rows[8] * (1 + S.FLAG_BOMB)  # i9
     assert prior[9, 8] == rows[9]  # i10: not next to j9
 
@@ -544,3 +544,16 @@ def test_the_keep_term_is_on_in_the_full_game_only_as_documented():
     assert [S.MinimaxBot(0, {"mode": m}).params[7] for m in ("quick", "full")] == [0.0, 3.0]
     text = (ROOT / "docs" / "search.md").read_text()
     assert f"- the Flag keeper (`KEEP`, full game only): {S.KEEP['full']:g} for each side" in text
+
+
+def test_the_full_games_flag_prior_is_the_back_row_as_documented():
+    env = feral_envs.make(GAME, mode="full", setup="random").unwrapped
+    env.reset(seed=3)
+    obs = env.observe("gold")["observation"].reshape(-1)
+    prior = S.flag_prior(obs, "full").reshape(10, 10)
+    assert (prior[:8] == 0).all()  # no Flag off the enemy's last two rows
+    assert (prior[9] == 1.0).all() and (prior[8] == 0.1).all()  # corners weigh the same
+    quick = S.flag_prior(obs, "quick").reshape(10, 10)
+    assert quick[9, 0] == 3 * quick[9, 4] and quick[6, 4] > 0
+    text = " ".join((ROOT / "docs" / "search.md").read_text().split())
+    assert "full game: 1 on the back row, 0.1 on the row before, 0 elsewhere" in text

@@ -206,6 +206,7 @@ def rllib_side(game: str, runners: int, timesteps: int) -> tuple[int, float, flo
     config = default_config(game)
     config.backend, config.num_env_runners = "rllib", runners
     config.imitation_decisions = 0  # as `python -m train GAME --backend rllib`: no warm start
+    config.board = ()  # nor a board network (Hidden Ranks' default)
     config.timesteps, config.progress, config.arena_games = timesteps, False, 0
     config.eval_games = 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -208,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         "init_from" in args or config.backend == "rllib"
     ):  # a given start replaces the default warm start; the RLlib backend has none
         config.imitation_decisions = 0
+    if "board" not in args and config.board and ("trunk" in args or config.backend == "rllib"):
+        config.board = ()  # --trunk asks for the MLP; the RLlib backend has no board network
     config.__post_init__()
     try:
         config.check()

@@ -78,8 +78,8 @@ class TrainConfig:
     board: tuple[int, ...] = ()
     """Hidden Ranks: channels of the 3x3 convolutions of the board network
     (agents/networks/board.py), which scores each move from its from- and to-square, instead
-    of the MLP (--trunk is then not given and --heads sizes the value head only); empty: the
-    MLP."""
+    of the MLP (--trunk is then not given and --heads sizes the value head only); empty (a
+    bare --board): the MLP, which --trunk given without --board also chooses."""
     advice: bool = False
     """Lost Ranks: the heuristic bot's choice as more inputs of the network, which learns
     where to deviate from it (agents/advice.py); the policy then runs the bot in play too."""
@@ -310,9 +310,25 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
     "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},
-    # No score: the reward is the game's result only. ~1k decisions/s (3,640 actions make
-    # SB3's masked distribution the bottleneck), so 500k decisions take about 8-9 minutes.
-    "hidden_ranks": {"timesteps": 500_000, "points_scale": 0.0},
+    # No score: the reward is the game's result only. The default run clones 150k of the
+    # heuristic's decisions into the board network (5 epochs, about 9 minutes), then trains
+    # 57k decisions of PPO (about 500 a second) against a pool that is half random. The
+    # clone is the strength: full game, 12 min 47 s in all, the final policy +393 [+309,
+    # +526] over random and its clone +443 in the run's arena; the plain-PPO default before
+    # (500k decisions, 18 min) +25 (docs/training.md, "Default runs").
+    "hidden_ranks": {
+        "timesteps": 50_000,
+        "points_scale": 0.0,
+        "imitation_decisions": 150_000,
+        "imitation_epochs": 5,
+        "board": (32, 32, 32, 32),
+        "learning_rate": 1e-4,
+        "ent_coef": 0.001,
+        "weight_snapshots": 0.3,
+        "weight_heuristic": 0.2,
+        "weight_random": 0.5,
+        "arena_snapshots": 1,
+    },
 }
 """Per-game departures from the :class:`TrainConfig` defaults (and default game keywords)."""
 

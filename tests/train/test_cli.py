@@ -176,3 +176,29 @@ def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeyp
     assert cli.main(["lost_heir", "--backend", "rllib", "--imitation-decisions", "1000"]) == 2
     assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "bf16"]) == 2
     assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "fp32"]) == 0
+
+
+@pytest.mark.parametrize(
+    "extra,board,trunk,imitation",
+    [
+        ((), (32, 32, 32, 32), None, 150_000),
+        (("--trunk", "128"), (), (128,), 150_000),
+        (("--board",), (), None, 150_000),
+        (("--backend", "rllib"), (), None, 0),
+    ],
+)
+def test_hidden_ranks_trains_the_board_network_by_default_and_the_mlp_when_asked(
+    monkeypatch, extra, board, trunk, imitation
+):
+    """The default warm start fits the board network; --trunk (the MLP's option) or a bare
+    --board gives the MLP, and the RLlib backend, which has neither the board network nor
+    the warm start, drops both."""
+    import train.cli as C
+    from train.config import TrainConfig
+
+    seen = []
+    monkeypatch.setattr(C, "run", lambda config, out, resume_run: seen.append(config) or 0)
+    assert C.main(["hidden_ranks", *extra]) == 0
+    (config,) = seen
+    assert config.board == board and config.imitation_decisions == imitation
+    assert config.trunk == (trunk or TrainConfig().trunk)

@@ -250,7 +250,8 @@ class TrainConfig:
                 )
             if self.trunk != type(self).trunk:  # not the field default
                 raise ValueError(
-                    "--trunk is unused with --board (its convolutions are the trunk): drop it"
+                    "--trunk is unused with --board (its convolutions are the trunk): "
+                    "drop --trunk, or drop --board to train the MLP"
                 )
 
         from agents.advice import check_game

@@ -58,7 +58,8 @@ def test_help_lists_games_and_the_games_keywords():
         (("hidden_ranks", "--board", "32", "0"), "--board needs positive layer sizes"),
         (
             ("hidden_ranks", "--board", "32", "--trunk", "256"),
-            "--trunk is unused with --board (its convolutions are the trunk): drop it",
+            "--trunk is unused with --board (its convolutions are the trunk): drop --trunk, "
+            "or drop --board to train the MLP",
         ),
         (
             ("lost_heir", "--par"),

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -77,13 +78,20 @@ def system_chromium() -> str | None:
         if path:
             return path
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, timeout=600)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"],
-            capture_output=True,
-            timeout=900,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-        )
+        import fcntl  # POSIX, as apt-get is
+
+        # pytest-xdist's workers each reach here at once on a fresh machine: one installs
+        # while the others wait on the lock (apt-get itself would refuse them: dpkg's lock).
+        with open(Path(tempfile.gettempdir()) / "feral-envs-chromium.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not any(shutil.which(name) for name in CHROMIUM_NAMES):
+                subprocess.run(["apt-get", "update", "-qq"], capture_output=True, timeout=600)
+                subprocess.run(
+                    ["apt-get", "install", "-y", "-qq", "chromium"],
+                    capture_output=True,
+                    timeout=900,
+                    env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                )
     return next((shutil.which(name) for name in CHROMIUM_NAMES if shutil.which(name)), None)
 
 
@@ -92,7 +100,10 @@ def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     executable = system_chromium()
     if executable is None:
-        pytest.skip("no Chromium, and apt-get could not install it")
+        message = "no Chromium, and apt-get could not install it"
+        if os.environ.get("CI"):  # CI must run the browser tests, not skip them
+            pytest.fail(message)
+        pytest.skip(message)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=executable,

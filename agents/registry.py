@@ -7,6 +7,8 @@ Specs (the arena's ``--agents`` take the same strings):
 ``heuristic``
     The game's hand-written bot: ``agents.heuristic.<game>.make_policy(seed, **keywords)``
     (the contract is in :mod:`agents.heuristic`). A game without one yet is an error.
+    ``heuristic:key=value,...`` gives arguments to a heuristic that takes them (its module's
+    ``make_configured``): Hidden Ranks' ``heuristic:guard=RANK`` puts that rank by its Flag.
 ``ppo:PATH``
     A trained policy file (a ``python -m train`` checkpoint, :mod:`agents.networks`). Its
     loader is a plug-in, registered with :func:`register_loader` by ``agents/ppo.py``, which
@@ -40,7 +42,7 @@ from typing import Any
 
 from agents.base import Policy
 from agents.random_policy import RandomPolicy
-from agents.search import SEARCH_PREFIXES, load_search
+from agents.search import SEARCH_PREFIXES, load_search, parse_arguments
 
 Loader = Callable[[str, str, int, dict[str, Any]], Policy]
 """``loader(argument, game, seed, keywords) -> Policy`` for one spec prefix."""
@@ -149,8 +151,8 @@ def _load_random(argument: str, game: str, seed: int, keywords: dict[str, Any]) 
 
 
 def _load_heuristic(argument: str, game: str, seed: int, keywords: dict[str, Any]) -> Policy:
-    if argument:
-        raise ValueError(f"'heuristic' takes no argument, got 'heuristic:{argument}'")
+    """``heuristic``, or ``heuristic:key=value,...`` where the game's heuristic module takes
+    arguments (its ``ARGUMENTS`` and ``make_configured``: Hidden Ranks' ``guard``)."""
     module_name = f"agents.heuristic.{game}"
     try:
         module = importlib.import_module(module_name)
@@ -160,6 +162,10 @@ def _load_heuristic(argument: str, game: str, seed: int, keywords: dict[str, Any
         raise ValueError(
             f"no heuristic policy for {game!r} yet: agents/heuristic/{game}.py does not exist"
         ) from None
+    if argument:
+        if not hasattr(module, "make_configured"):
+            raise ValueError(f"the {game} heuristic takes no argument, got 'heuristic:{argument}'")
+        return module.make_configured(parse_arguments("heuristic", argument), seed, keywords)
     return module.make_policy(seed, **keywords)
 
 

@@ -353,6 +353,39 @@ def _manhattan(a: int, b: int) -> int:
     return abs(a // SIDE - b // SIDE) + abs(a % SIDE - b % SIDE)
 
 
+def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> dict[int, list[int]]:
+    """:func:`plan_setup`, then its Flag's guard and the first piece of ``rank`` swapping
+    squares. The guard is the first piece of :func:`flag_guard_rank` (a Scout in the quick
+    game, a Sergeant in the full) when it stands next to the Flag or to a Bomb, as the plan
+    puts it where it can (in the quick game on the Flag's open side; in the full game, where
+    the Bombs close the Flag, by any Bomb); otherwise, or with ``rank`` the guard's own, the
+    plan is unchanged. The same draws as :func:`plan_setup`, so the rest of the plan is the
+    one the seed gives the plain bot."""
+    plan = plan_setup(rng, army)
+    guard_rank = flag_guard_rank(army)
+    if rank == guard_rank or not plan.get(guard_rank) or not plan.get(rank):
+        return plan
+    walls = [plan[FLAG][0], *plan.get(BOMB, [])]
+    guard = plan[guard_rank][0]
+    if any(_manhattan(guard, wall) == 1 for wall in walls):
+        plan[guard_rank][0], plan[rank][0] = plan[rank][0], guard
+    return plan
+
+
+def guard_rank_named(name: str, mode: str, spec: str) -> int:
+    """The rank code of ``guard=name`` in a bot spec (``spec``, for the message): a mobile
+    rank of ``mode``'s army, written as the rules name it (``S``, ``2`` ... ``10``);
+    ``ValueError`` naming the allowed ones otherwise."""
+    army = rules.ARMIES[mode]
+    allowed = [n for code, n in enumerate(rules.RANK_NAMES) if code < BOMB and army.get(code)]
+    if name not in allowed:
+        raise ValueError(
+            f"{spec} argument guard={name!r} is not allowed in the {mode} game; it must be a "
+            f"mobile rank of the army: {', '.join(allowed)}"
+        )
+    return rules.RANK_OF_NAME[name]
+
+
 def _home_geometry() -> tuple[np.ndarray, np.ndarray]:
     return geometry(np.zeros(N_SQUARES, dtype=bool))
 
@@ -363,11 +396,16 @@ def _home_geometry() -> tuple[np.ndarray, np.ndarray]:
 class HiddenRanksBot(BasePolicy):
     """The rules of the module docstring, as a policy."""
 
-    def __init__(self, seed: int, mode: str = "full", spec: str = "heuristic") -> None:
+    def __init__(
+        self, seed: int, mode: str = "full", spec: str = "heuristic", guard: int | None = None
+    ) -> None:
         super().__init__(spec, seed)
         if mode not in rules.ARMIES:
             raise ValueError(f"mode={mode!r} is not allowed; choose one of: full, quick")
         self.mode = mode
+        self.guard = guard
+        """The rank put by the Flag instead of the setup rule's guard (:func:`guarded_plan`),
+        or None: the rule's own setup."""
         self.army = np.zeros(N_CODES, dtype=np.int64)
         for rank, count in rules.ARMIES[mode].items():
             self.army[rank] = count
@@ -396,7 +434,12 @@ class HiddenRanksBot(BasePolicy):
 
     def _place(self, view: View, legal: np.ndarray) -> int:
         if self.plan is None:
-            self.plan = plan_setup(self.rng, rules.ARMIES[self.mode])
+            army = rules.ARMIES[self.mode]
+            self.plan = (
+                plan_setup(self.rng, army)
+                if self.guard is None
+                else guarded_plan(self.rng, army, self.guard)
+            )
         squares = self.plan.get(view.next_piece, [])
         for i, square in enumerate(squares):
             action = ACTIONS.place.start + square
@@ -617,3 +660,31 @@ class HiddenRanksBot(BasePolicy):
 def make_policy(seed: int, mode: str = "full", **keywords: Any) -> HiddenRanksBot:
     """The Hidden Ranks bot (``keywords``: the other game keywords, not needed)."""
     return HiddenRanksBot(seed, mode=mode)
+
+
+ARGUMENTS = ("guard",)
+"""The arguments of the spec ``heuristic:guard=RANK`` (:func:`make_configured`)."""
+
+
+def make_configured(
+    arguments: dict[str, str], seed: int, keywords: dict[str, Any]
+) -> HiddenRanksBot:
+    """The bot of the spec ``heuristic:guard=RANK``: the piece of ``RANK`` (``S``, ``2`` ...
+    ``10``, a mobile rank of the mode's army) stands by the Flag in place of the setup rule's
+    guard (:func:`guarded_plan`); the play is the heuristic's. ``guard=10`` in the quick game
+    is the search bot's setup (``docs/bots/hidden_ranks.md`` gives its measured strength)."""
+    unknown = sorted(set(arguments) - set(ARGUMENTS))
+    if unknown:
+        raise ValueError(
+            f"the Hidden Ranks heuristic takes no argument {', '.join(map(repr, unknown))}; "
+            f"its arguments: {', '.join(ARGUMENTS)}"
+        )
+    mode = keywords.get("mode", "full")
+    if mode not in rules.ARMIES:
+        raise ValueError(f"mode={mode!r} is not allowed; choose one of: full, quick")
+    text = ",".join(f"{k}={v}" for k, v in arguments.items())
+    spec = f"heuristic:{text}" if text else "heuristic"
+    guard = (
+        guard_rank_named(arguments["guard"], mode, "heuristic") if "guard" in arguments else None
+    )
+    return HiddenRanksBot(seed, mode=mode, spec=spec, guard=guard)

@@ -29,9 +29,10 @@ the bot's.
 
 Setup (``setup="choose"``): the heuristic's documented setup rule
 (:func:`agents.heuristic.hidden_ranks.plan_setup`, from this bot's seed), with the piece of
-rank ``guard`` put where that rule puts its Flag's guard (:func:`guarded_plan`): the Marshal
-on the open side of the corner Flag in the quick game, the heuristic's own Sergeant by the
-Bombs in the full game.
+rank ``guard`` put where that rule puts its Flag's guard
+(:func:`agents.heuristic.hidden_ranks.guarded_plan`, the spec ``heuristic:guard=RANK``): the
+Marshal on the open side of the corner Flag in the quick game, the heuristic's own Sergeant
+by the Bombs in the full game.
 
 Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK]``:
 
@@ -60,7 +61,11 @@ import numpy as np
 from numba import njit
 
 from agents.base import BasePolicy
-from agents.heuristic.hidden_ranks import HiddenRanksBot, flag_guard_rank, geometry, plan_setup
+from agents.heuristic.hidden_ranks import (
+    HiddenRanksBot,
+    geometry,
+    guard_rank_named,
+)
 from feral_envs.engine.rng import words_from
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules
@@ -361,29 +366,6 @@ def search(obs, mode, setup, max_moves, flag_rows, stream, n_worlds, depth, para
     return n_worlds
 
 
-def _next_to(a: int, b: int) -> bool:
-    return abs(a // 10 - b // 10) + abs(a % 10 - b % 10) == 1
-
-
-def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> dict[int, list[int]]:
-    """The heuristic's setup plan (:func:`plan_setup`), then its Flag's guard and the first
-    piece of ``rank`` swapping squares. The guard is the first piece of
-    :func:`flag_guard_rank` (a Scout in the quick game, a Sergeant in the full) when it
-    stands next to the Flag or to a Bomb, as the plan puts it where it can (in the quick game
-    on the Flag's open side; in the full game, where the Bombs close the Flag, by any Bomb);
-    otherwise, or with ``rank`` the guard's own, the plan is unchanged."""
-    plan = plan_setup(rng, army)
-    guard_rank = flag_guard_rank(army)
-    if rank == guard_rank or not plan.get(guard_rank) or not plan.get(rank):
-        return plan
-    flag = plan[FLAG][0]
-    walls = [flag, *plan.get(BOMB, [])]
-    guard = plan[guard_rank][0]
-    if any(_next_to(guard, wall) for wall in walls):
-        plan[guard_rank][0], plan[rank][0] = plan[rank][0], guard
-    return plan
-
-
 class MinimaxBot(BasePolicy):
     """The module docstring's bot."""
 
@@ -401,7 +383,7 @@ class MinimaxBot(BasePolicy):
         self.config = _config(keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
         self.guard = rules.RANK_OF_NAME[DEFAULT_GUARD[self.config.mode]] if guard is None else guard
-        self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode)
+        self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode, guard=self.guard)
         self.params = np.array(
             [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD, KEEP[self.config.mode]],
             dtype=np.float64,
@@ -434,9 +416,6 @@ class MinimaxBot(BasePolicy):
             raise ValueError("action_mask marks no legal action: it is not this bot's turn")
         flat = np.asarray(observation).reshape(-1)
         if flat[E.P_SETUP_PHASE] > 0:
-            if self.setup_bot.plan is None:
-                army = rules.ARMIES[self.config.mode]
-                self.setup_bot.plan = guarded_plan(self.setup_bot.rng, army, self.guard)
             return self.setup_bot.act(observation, action_mask)
         start, cpu = time.perf_counter(), time.process_time()
         action = self._choose(flat, legal)
@@ -509,8 +488,9 @@ DEFAULT_DEPTH = {"quick": 4, "full": 3}
 """The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
 have more moves a ply)."""
 DEFAULT_GUARD = {"quick": "10", "full": "4"}
-"""The piece by the Flag (:func:`guarded_plan`): the Marshal in the quick game, the
-heuristic's own guard (a Sergeant) in the full game, as measured in ``docs/search.md``."""
+"""The piece by the Flag (:func:`agents.heuristic.hidden_ranks.guarded_plan`): the Marshal
+in the quick game, the heuristic's own guard (a Sergeant) in the full game, as measured in
+``docs/search.md``."""
 
 
 def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any]) -> MinimaxBot:
@@ -536,19 +516,12 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
     worlds = _integer("worlds", arguments.get("worlds", str(default_worlds)), 1, None)
     mode = _config(keywords).mode  # a bad game keyword: the rules' message
     depth = _integer("depth", arguments.get("depth", str(DEFAULT_DEPTH[mode])), 1, MAX_DEPTH)
-    army = rules.ARMIES[mode]
-    allowed = [name for code, name in enumerate(rules.RANK_NAMES) if code < BOMB and army.get(code)]
-    guard = arguments.get("guard", DEFAULT_GUARD[mode])
-    if guard not in allowed:
-        raise ValueError(
-            f"minimax argument guard={guard!r} is not allowed; it must be a mobile rank of the "
-            f"army: {', '.join(allowed)}"
-        )
+    guard = guard_rank_named(arguments.get("guard", DEFAULT_GUARD[mode]), mode, "minimax")
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"
     return MinimaxBot(
         seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec,
-        guard=rules.RANK_OF_NAME[guard],
+        guard=guard,
     )  # fmt: skip
 
 

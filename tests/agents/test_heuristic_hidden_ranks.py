@@ -295,3 +295,46 @@ def test_beats_random_in_the_arena(mode, games):
     assert low > 0, report["leaderboard"]
     score = {row["agent"]: row["score"] for row in report["leaderboard"]}
     assert score["heuristic"] >= 0.8
+
+
+def test_the_guard_argument_of_the_spec():
+    keywords = {"mode": "quick", "setup": "choose"}
+    bot = load_policy("heuristic:guard=10", "hidden_ranks", 3, keywords)
+    assert isinstance(bot, HiddenRanksBot)
+    assert (bot.guard, bot.spec, bot.mode) == (rules.MARSHAL, "heuristic:guard=10", "quick")
+    assert load_policy("heuristic", "hidden_ranks", 3, keywords).guard is None
+    assert load_policy("heuristic:guard=7", "hidden_ranks", 3, {"mode": "full"}).guard == 7
+    for spec, game, keywords, message in [
+        ("heuristic:guard=7", "hidden_ranks", {"mode": "quick"},
+         r"guard='7' is not allowed in the quick game.*army: S, 2, 3, 9, 10"),
+        ("heuristic:guard=F", "hidden_ranks", {}, r"guard='F' is not allowed in the full game"),
+        ("heuristic:guard=B", "hidden_ranks", {}, r"guard='B'.*mobile rank"),
+        ("heuristic:depth=2", "hidden_ranks", {}, r"no argument 'depth'; its arguments: guard"),
+        ("heuristic:guard", "hidden_ranks", {}, r"key=value arguments.*got 'guard'"),
+        ("heuristic:guard=10,guard=9", "hidden_ranks", {}, r"'guard' is given twice"),
+        ("heuristic:guard=10", "hidden_ranks", {"mode": "blitz"}, r"mode='blitz'.*full, quick"),
+        ("heuristic:guard=10", "lost_heir", {}, r"lost_heir heuristic takes no argument"),
+    ]:  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            load_policy(spec, game, 0, keywords)
+
+
+@pytest.mark.parametrize("mode", ["full", "quick"])
+def test_the_guarded_setup_is_the_plain_one_with_two_pieces_swapped(mode):
+    """Same seed, same plan, but for the guard and the Marshal (``guarded_plan``); the play
+    after the setup is the heuristic's (the moves of a random-setup game are the same)."""
+    keywords = {"mode": mode, "setup": "choose"}
+    env = feral_envs.make("hidden_ranks", **keywords)
+    plain = {a: make_policy(0, mode=mode) for a in ("gold", "silver")}
+    guarded = {a: load_policy("heuristic:guard=10", "hidden_ranks", 0, keywords) for a in plain}
+    places = [
+        play(env, bots, seed=4, policy_seeds=(5, 6))[: N_PLACED[mode]] for bots in (plain, guarded)
+    ]
+    differ = sum(a != b for a, b in zip(*places, strict=True))
+    assert 0 < differ <= 4  # the Marshal and the guard of each side, no other piece
+    env = feral_envs.make("hidden_ranks", mode=mode, setup="random")
+    games = [play(env, bots, seed=4, policy_seeds=(5, 6)) for bots in (plain, guarded)]
+    assert games[0] == games[1]
+
+
+N_PLACED = {mode: 2 * len(rules.SETUP_ORDER[mode]) for mode in ("full", "quick")}

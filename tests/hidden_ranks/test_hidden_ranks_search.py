@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import feral_envs
-from agents.heuristic.hidden_ranks import plan_setup
+from agents.heuristic.hidden_ranks import guarded_plan, plan_setup
 from agents.registry import load_policy
 from agents.search import hidden_ranks as S
-from agents.search.hidden_ranks import MinimaxBot, guarded_plan, make_minimax
+from agents.search.hidden_ranks import MinimaxBot, make_minimax
 from feral_envs.hidden_ranks import engine as E
 from feral_envs.hidden_ranks import rules, search
 from feral_envs.hidden_ranks.rules import BOMB, FLAG, MOVED_BIT, OWNER_BIT, PUBLIC_BIT, RANK_BITS
@@ -306,12 +306,15 @@ def test_the_guarded_plan_puts_the_marshal_where_the_heuristic_puts_its_guard(mo
             assert next_to(plan[rules.MARSHAL][0], plan[FLAG][0])
 
 
-def test_the_bot_sets_its_marshal_by_its_flag():
+def test_the_bot_and_the_guarded_heuristic_set_the_marshal_by_the_flag():
     keywords = {"mode": "quick", "setup": "choose"}
     for seed, spec, beside in [
         (0, "minimax", True),
         (1, "minimax", True),
         (0, "minimax:guard=2", False),
+        (0, "heuristic:guard=10", True),  # the heuristic with the search bot's setup
+        (1, "heuristic:guard=10", True),
+        (0, "heuristic", False),  # its corner Flag's two sides: a Bomb and a Scout
     ]:
         env = feral_envs.make(GAME, **keywords)
         env.reset(seed=seed)

@@ -133,6 +133,7 @@ def _group_of(name: str) -> str:
         "opponent_deterministic",
         "init_from",
         "imitation_decisions",
+        "imitation_teacher",
         "imitation_epochs",
         "imitation_learning_rate",
     ):
@@ -221,6 +222,14 @@ def main(argv: list[str] | None = None) -> int:
             from train.imitate import check_memory
 
             check_memory(core, config.imitation_decisions)
+            from train.run import bot_opponent
+
+            try:
+                bot_opponent(config.imitation_teacher, game, config.keywords)
+            except ImportError as error:
+                raise ValueError(
+                    f"--imitation-teacher needs the agents package ({error})"
+                ) from None
         if config.init_from:
             from train.policy import read_start_weights
 

@@ -120,10 +120,14 @@ class TrainConfig:
     """Start from the network of this policy file or run directory (a checkpoint: policy and
     value; a snapshot: policy only) instead of a fresh one, to fine-tune it ("": fresh)."""
     imitation_decisions: int = 0
-    """Warm start: clone this many decisions of the heuristic bot (playing both sides) into
-    the network before PPO starts (0: start from scratch; see train/imitate.py)."""
+    """Warm start: clone this many decisions of ``imitation_teacher`` (against the heuristic,
+    from both sides) into the network before PPO starts (0: start from scratch; see
+    train/imitate.py)."""
+    imitation_teacher: str = "heuristic"
+    """The bot the warm start clones, an agents spec (``heuristic``, ``heuristic:guard=10``,
+    a search bot); it plays against the heuristic."""
     imitation_epochs: int = 4
-    """Passes over the heuristic's decisions when cloning them."""
+    """Passes over the teacher's decisions when cloning them."""
     imitation_learning_rate: float = 1e-3
     """Adam step size while cloning (PPO's --learning-rate applies afterwards)."""
     checkpoint_every: int = 100_000

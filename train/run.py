@@ -146,14 +146,18 @@ def heuristic_opponent(game: str, keywords: dict[str, Any]) -> Opponent | None:
     """The ``agents`` heuristic bot of ``game`` as a pool member, or None where there is none
     (no ``agents`` package, or no heuristic for this game yet)."""
     try:
-        from agents.registry import load_policy
-    except ImportError:
+        return bot_opponent("heuristic", game, keywords)
+    except (ImportError, ValueError):
         return None
-    try:
-        load_policy("heuristic", game, 0, keywords)
-    except ValueError:
-        return None
-    return PolicyOpponent("heuristic", lambda seed: load_policy("heuristic", game, seed, keywords))
+
+
+def bot_opponent(spec: str, game: str, keywords: dict[str, Any]) -> Opponent:
+    """The ``agents`` bot ``spec`` of ``game`` as a pool member (``ValueError`` with the
+    registry's message for a spec that does not load; ``ImportError`` without ``agents``)."""
+    from agents.registry import load_policy
+
+    load_policy(spec, game, 0, keywords)
+    return PolicyOpponent(spec, lambda seed: load_policy(spec, game, seed, keywords))
 
 
 def package_versions() -> dict[str, str]:
@@ -307,8 +311,8 @@ class Trainer:
             self.imitate()
 
     def imitate(self) -> None:
-        """Clone the heuristic bot into the fresh network (``train/imitate.py``); the fit is
-        logged under ``imitation/`` at step 0 and printed."""
+        """Clone ``--imitation-teacher`` (against the heuristic) into the fresh network
+        (``train/imitate.py``); the fit is logged under ``imitation/`` at step 0 and printed."""
         from train.imitate import check_memory, collect_demonstrations, pretrain
 
         c = self.config
@@ -318,7 +322,7 @@ class Trainer:
         data = collect_demonstrations(
             self.core,
             c.keywords,
-            heuristic_opponent(c.game, c.keywords),
+            bot_opponent(c.imitation_teacher, c.game, c.keywords),
             heuristic_opponent(c.game, c.keywords),
             c.imitation_decisions,
             n_envs=c.n_envs,
@@ -352,9 +356,9 @@ class Trainer:
         logger.record("imitation/accuracy", stats.accuracy)
         logger.dump(0)
         print(
-            f"imitation: {len(data):,} heuristic decisions ({data.games} games, "
+            f"imitation: {len(data):,} decisions of {c.imitation_teacher} ({data.games} games, "
             f"{data.seconds:.0f} s), {stats.epochs} epochs ({stats.seconds:.0f} s): "
-            f"agrees with the heuristic on {stats.accuracy:.1%} of {stats.held_out:,} "
+            f"agrees with it on {stats.accuracy:.1%} of {stats.held_out:,} "
             f"held-out decisions; the clone is {self.run_dir / CLONE_FILE}",
             file=sys.stderr,
         )

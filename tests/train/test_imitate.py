@@ -93,7 +93,7 @@ def test_a_run_with_imitation_logs_it(tmp_path):
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "agrees with the heuristic on" in out.stderr
+    assert "decisions of heuristic" in out.stderr and "agrees with it on" in out.stderr
     first = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
     assert first["step"] == 0 and first["imitation/decisions"] >= 600
     assert 0.0 <= first["imitation/accuracy"] <= 1.0
@@ -112,6 +112,21 @@ def test_bad_imitation_settings_are_refused(value):
     out = cli("lost_heir", "--imitation-decisions", value)
     assert out.returncode == 2
     assert "imitation-decisions" in out.stderr
+
+
+def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path):
+    from train.cli import main
+
+    for game, spec, message in [
+        ("hidden_ranks", "heuristic:guard=F", "guard='F' is not allowed in the full game"),
+        ("lost_heir", "heuristic:guard=10", "lost_heir heuristic takes no argument"),
+        ("lost_heir", "nonsense", "nonsense"),
+    ]:
+        out = tmp_path / game
+        argv = [game, "--imitation-teacher", spec, "--imitation-decisions", "10", "--out", str(out)]
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()  # refused before the run began
 
 
 def test_the_memory_estimate_covers_the_arrays_collected():

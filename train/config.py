@@ -315,16 +315,19 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
     "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},
-    # No score: the reward is the game's result only. The default run clones 150k of the
-    # heuristic's decisions into the board network (5 epochs, about 9 minutes), then trains
-    # 57k decisions of PPO (about 500 a second) against a pool that is half random. The
-    # clone is the strength: full game, 12 min 47 s in all, the final policy +393 [+309,
-    # +526] over random and its clone +443 in the run's arena; the plain-PPO default before
-    # (500k decisions, 18 min) +25 (docs/training.md, "Default runs").
+    # No score: the reward is the game's result only. The default run clones 150k decisions
+    # of the heuristic with its Marshal by its Flag (heuristic:guard=10, +160 Elo over the
+    # plain heuristic in the quick game) into the board network (5 epochs, about 9 minutes),
+    # then trains 57k decisions of PPO (about 500 a second) against a pool that is half
+    # random. The clone is the strength: full game, 11 min 31 s in all, the final policy
+    # +420 [+344, +525] over random; quick game, 12 min 33 s, -7 [-72, +57] relative to the
+    # heuristic, greedy +61 [+2, +118] (the plain heuristic's clone: -148, greedy -43; the
+    # plain-PPO default: full +25 over random); docs/training.md, "Default runs".
     "hidden_ranks": {
         "timesteps": 50_000,
         "points_scale": 0.0,
         "imitation_decisions": 150_000,
+        "imitation_teacher": "heuristic:guard=10",
         "imitation_epochs": 5,
         "board": (32, 32, 32, 32),
         "learning_rate": 1e-4,

@@ -473,7 +473,10 @@ def test_a_killed_env_runner_is_restarted_and_one_past_its_restarts_stops_the_ru
         for kill in range(ENV_RUNNER_RESTARTS + 1):
             runners = wait(fresh, 300)
             assert runners, f"no env runner up before kill {kill + 1}"
-            if kill == 1:  # the first restart sampled and trained: the run went on
+            if kill == 0:  # built and trained: a runner killed while RLlib still builds
+                # the algorithm (slow on a loaded machine) fails the build, not a restart
+                assert wait(lambda: step() > 0, 300), "no checkpoint before the first kill"
+            elif kill == 1:  # the first restart sampled and trained: the run went on
                 at = step()
                 assert wait(lambda at=at: step() > at, 300), "no checkpoint after the restart"
             else:

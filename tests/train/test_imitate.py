@@ -129,6 +129,40 @@ def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path
         assert not out.exists()  # refused before the run began
 
 
+@pytest.mark.parametrize("teacher", ["heuristic:guard=10", "minimax:depth=1"])
+def test_the_teacher_s_own_setup_is_what_the_demonstrations_hold(teacher):
+    """--imitation-teacher: the demonstrations are the named bot's decisions, a search bot's
+    too. Both put their 10 by their Flag, which the plain heuristic never does (its guard is a
+    Scout, tests/agents/test_heuristic_hidden_ranks.py)."""
+    from agents.heuristic.hidden_ranks import FLAG, _manhattan, decode
+    from feral_envs.hidden_ranks import CORE as HIDDEN_RANKS
+    from feral_envs.hidden_ranks import rules
+    from train.run import bot_opponent
+
+    keywords = {"mode": "quick"}
+    data = collect_demonstrations(
+        HIDDEN_RANKS,
+        keywords,
+        bot_opponent(teacher, "hidden_ranks", keywords),
+        heuristic_opponent("hidden_ranks", keywords),
+        160,
+        n_envs=4,
+        points_scale=0.0,
+        win_reward=1.0,
+        gamma=1.0,
+        seed=5,
+    )
+    assert data.masks[np.arange(len(data)), data.actions].all()
+    tens = 0
+    for obs, action in zip(data.obs, data.actions, strict=True):
+        view = decode(np.asarray(obs, dtype=np.float32))
+        if view.setup and view.next_piece == rules.RANK_OF_NAME["10"]:
+            flag = int(np.flatnonzero(view.mine == FLAG)[0])
+            assert _manhattan(flag, int(action)) == 1, (teacher, flag, int(action))
+            tens += 1
+    assert tens >= 4  # one setup at least in each of the 4 games played at once
+
+
 def test_the_memory_estimate_covers_the_arrays_collected():
     data = demonstrations(decisions=300)
     used = sum(a.nbytes for a in (data.obs, data.masks, data.actions, data.returns))

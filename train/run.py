@@ -136,7 +136,10 @@ def run_logger(run_dir: Path) -> RemappedLogger:
 
 
 def rating_text(elo: float, low: float, high: float) -> str:
-    """``+176 [+152, +202]``; an open end as the arena shows it: ``+1161 [+807, inf)``."""
+    """``+176 [+152, +202]``; an open end as the arena shows it: ``+1161 [+807, inf)``; no
+    interval where the bootstrap gave none (a tiny arena): ``+176 [n/a]``, the arena's n/a."""
+    if math.isnan(low) or math.isnan(high):
+        return f"{elo:+.0f} [n/a]"
     left = "(-inf" if math.isinf(low) else f"[{low:+.0f}"
     right = "inf)" if math.isinf(high) else f"{high:+.0f}]"
     return f"{elo:+.0f} {left}, {right}"

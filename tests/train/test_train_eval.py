@@ -19,6 +19,7 @@ def test_ratings_print_open_ends_as_the_arena_does():
     assert rating_text(176.4, 152.0, 202.2) == "+176 [+152, +202]"
     assert rating_text(1161.0, 807.0, math.inf) == "+1161 [+807, inf)"
     assert rating_text(-1161.0, -math.inf, -807.0) == "-1161 (-inf, -807]"
+    assert rating_text(-147.0, math.nan, math.nan) == "-147 [n/a]"  # 2 games: no bootstrap
 
 
 def test_quick_evaluation_scores_truncated_games_by_the_lead_as_the_arena_does():

@@ -64,7 +64,7 @@ PATH_PREFIXES = {"ppo", "ppo_argmax", "rllib", "rllib_argmax"}
 
 SPEC_FORMS: dict[str, str] = {
     "random": "random",
-    "heuristic": "heuristic",
+    "heuristic": "heuristic[:guard=RANK]",
     "ppo": "ppo:PATH",
     "ppo_argmax": "ppo_argmax:PATH",
     "rllib": "rllib:PATH",
@@ -165,7 +165,8 @@ def _load_heuristic(argument: str, game: str, seed: int, keywords: dict[str, Any
     if argument:
         if not hasattr(module, "make_configured"):
             raise ValueError(f"the {game} heuristic takes no argument, got 'heuristic:{argument}'")
-        return module.make_configured(parse_arguments("heuristic", argument), seed, keywords)
+        arguments = parse_arguments("heuristic", argument, SPEC_FORMS["heuristic"])
+        return module.make_configured(arguments, seed, keywords)
     return module.make_policy(seed, **keywords)
 
 

@@ -23,9 +23,10 @@ SEARCH_PREFIXES: dict[str, str] = {
 """The search spec prefixes and how each is written (for ``--help`` and errors)."""
 
 
-def parse_arguments(prefix: str, argument: str) -> dict[str, str]:
+def parse_arguments(prefix: str, argument: str, form: str | None = None) -> dict[str, str]:
     """``"worlds=32,time=0.5"`` -> ``{"worlds": "32", "time": "0.5"}``; ``ValueError`` for
-    an item without ``=`` or a key given twice."""
+    an item without ``=`` or a key given twice, showing ``form`` (default: the search
+    prefix's, :data:`SEARCH_PREFIXES`)."""
     out: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in argument.split(","))):
         key, sep, value = item.partition("=")
@@ -33,7 +34,7 @@ def parse_arguments(prefix: str, argument: str) -> dict[str, str]:
         if not sep or not key or not value:
             raise ValueError(
                 f"{prefix!r} takes key=value arguments separated by commas "
-                f"({SEARCH_PREFIXES.get(prefix, prefix)}), got {item!r}"
+                f"({form or SEARCH_PREFIXES.get(prefix, prefix)}), got {item!r}"
             )
         if key in out:
             raise ValueError(f"{prefix!r} argument {key!r} is given twice")

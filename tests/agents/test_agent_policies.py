@@ -140,7 +140,8 @@ def test_heuristic_gets_the_game_keywords(toys):
 
 def test_unknown_spec_lists_the_specs():
     with pytest.raises(
-        ValueError, match=r"spec .nope.; specs: random, heuristic, ppo:PATH, ppo_argmax:PATH"
+        ValueError,
+        match=r"spec .nope.; specs: random, heuristic\[:guard=RANK\], ppo:PATH, ppo_argmax:PATH",
     ):
         load_policy("nope", "lost_heir", 0)
     with pytest.raises(ValueError, match="non-empty"):

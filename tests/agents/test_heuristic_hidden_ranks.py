@@ -310,7 +310,7 @@ def test_the_guard_argument_of_the_spec():
         ("heuristic:guard=F", "hidden_ranks", {}, r"guard='F' is not allowed in the full game"),
         ("heuristic:guard=B", "hidden_ranks", {}, r"guard='B'.*mobile rank"),
         ("heuristic:depth=2", "hidden_ranks", {}, r"no argument 'depth'; its arguments: guard"),
-        ("heuristic:guard", "hidden_ranks", {}, r"key=value arguments.*got 'guard'"),
+        ("heuristic:guard", "hidden_ranks", {}, r"key=value.*\[:guard=RANK\].*got 'guard'"),
         ("heuristic:guard=10,guard=9", "hidden_ranks", {}, r"'guard' is given twice"),
         ("heuristic:guard=10", "hidden_ranks", {"mode": "blitz"}, r"mode='blitz'.*full, quick"),
         ("heuristic:guard=10", "lost_heir", {}, r"lost_heir heuristic takes no argument"),

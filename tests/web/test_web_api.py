@@ -162,7 +162,7 @@ def test_the_meta_route_lists_games_seats_keywords_and_specs(client):
     assert set(meta["games"]) == set(feral_envs.GAMES)
     assert meta["games"]["hidden_ranks"]["seats"] == ["gold", "silver"]
     assert meta["games"]["hidden_ranks"]["choices"]["mode"] == ["full", "quick"]
-    assert "random" in meta["specs"] and "heuristic" in meta["specs"]
+    assert "random" in meta["specs"] and "heuristic[:guard=RANK]" in meta["specs"]
     assert client.get("/").text.startswith("<!doctype html>")
     assert "drawCardTable" in client.get("/static/app.js").text
 

@@ -183,6 +183,16 @@ def test_hidden_ranks_setup_by_placing_pieces_then_a_whole_game(page, server, tm
     check_board(shot, tmp_path / "hidden_ranks.png")
 
 
+def test_the_opponent_suggestions_are_the_bare_spec_prefixes(page, server):
+    """Each suggestion fills in a spec that loads: "heuristic" for the form
+    "heuristic[:guard=RANK]", "pimc" for "pimc[:worlds=N|...]", "ppo" for "ppo:PATH"."""
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    values = page.evaluate("[...document.querySelectorAll('#spec-list option')].map(o => o.value)")
+    assert {"random", "heuristic", "pimc", "minimax", "ppo"} <= set(values), values
+    assert all(v.isidentifier() for v in values), values
+
+
 def test_hidden_ranks_random_setup_button(page, server):
     start(page, server, "hidden_ranks", "gold", {"mode": "quick"}, seed=6)
     before = views(page)

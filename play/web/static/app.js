@@ -420,7 +420,8 @@ async function init() {
   META = await api("GET", "/api/meta");
   const list = el("datalist");
   list.id = "spec-list";
-  for (const spec of META.specs) list.append(new Option(spec, spec.split(":")[0]));
+  // A form like "pimc[:worlds=N,...]" suggests its bare prefix, "pimc".
+  for (const spec of META.specs) list.append(new Option(spec, spec.split(/[:[]/)[0]));
   document.body.append(list);
   $("spec-forms").textContent = META.specs.join(", ");
   $("game").replaceChildren(...Object.keys(META.games).map((g) => new Option(g, g)));

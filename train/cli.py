@@ -213,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
         config.board = ()  # --trunk asks for the MLP; the RLlib backend has no board network
     config.__post_init__()
     try:
+        if "imitation_teacher" in args and not config.imitation_decisions:
+            raise ValueError(
+                f"--imitation-teacher {config.imitation_teacher} names the bot the warm start "
+                "clones, and this run has no warm start (--imitation-decisions 0, the default "
+                "with --init-from, --backend rllib or where the game has none): give "
+                "--imitation-decisions N too"
+            )
         config.check()
         feral_envs.game_core(game).make_config(**config.keywords)
         from train.run import run_core

@@ -133,11 +133,14 @@ def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path
     assert "give --imitation-decisions N too" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("teacher", ["heuristic:guard=10", "minimax:depth=1"])
-def test_the_teacher_s_own_setup_is_what_the_demonstrations_hold(teacher):
+@pytest.mark.parametrize(
+    "teacher, beside",
+    [("heuristic:guard=10", True), ("minimax:depth=1", True), ("heuristic", False)],
+)
+def test_the_teacher_s_own_setup_is_what_the_demonstrations_hold(teacher, beside):
     """--imitation-teacher: the demonstrations are the named bot's decisions, a search bot's
-    too. Both put their 10 by their Flag, which the plain heuristic never does (its guard is a
-    Scout, tests/agents/test_heuristic_hidden_ranks.py)."""
+    too. Both put their 10 by their Flag; the plain heuristic never does (its guard there is a
+    Scout, tests/hidden_ranks/test_hidden_ranks_search.py)."""
     from agents.heuristic.hidden_ranks import FLAG, _manhattan, decode
     from feral_envs.hidden_ranks import CORE as HIDDEN_RANKS
     from feral_envs.hidden_ranks import rules
@@ -162,7 +165,7 @@ def test_the_teacher_s_own_setup_is_what_the_demonstrations_hold(teacher):
         view = decode(np.asarray(obs, dtype=np.float32))
         if view.setup and view.next_piece == rules.RANK_OF_NAME["10"]:
             flag = int(np.flatnonzero(view.mine == FLAG)[0])
-            assert _manhattan(flag, int(action)) == 1, (teacher, flag, int(action))
+            assert (_manhattan(flag, int(action)) == 1) == beside, (teacher, flag, int(action))
             tens += 1
     assert tens >= 4  # one setup at least in each of the 4 games played at once
 

@@ -316,10 +316,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # A round moves the lead by at most 12 points (each army scores 0..6); ~15k decisions/s.
     "lost_ranks": {"timesteps": 2_000_000, "points_scale": 0.1},
     # No score: the reward is the game's result only. The default run clones 150k decisions
-    # of the heuristic with its Marshal by its Flag (heuristic:guard=10, +160 Elo over the
-    # plain heuristic in the quick game) into the board network (5 epochs, about 9 minutes),
-    # then trains 57k decisions of PPO (about 500 a second) against a pool that is half
-    # random. The clone is the strength: full game, 11 min 31 s in all, the final policy
+    # of the heuristic with its Marshal by its Flag (heuristic:guard=10, +157 and +172 Elo
+    # over the plain heuristic in the quick game) into the board network (5 epochs, about 9
+    # minutes), then trains 57k decisions of PPO (about 500 a second) against a pool that is
+    # half random. The clone is the strength: full game, 11 min 31 s in all, the final policy
     # +420 [+344, +525] over random; quick game, 12 min 33 s, -7 [-72, +57] relative to the
     # heuristic, greedy +61 [+2, +118] (the plain heuristic's clone: -148, greedy -43; the
     # plain-PPO default: full +25 over random); docs/training.md, "Default runs".

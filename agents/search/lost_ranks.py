@@ -5,7 +5,7 @@ per card to play (the pass: below):
 
 1. draw worlds from the bot's own observation with its own seeded generator
    (:func:`feral_envs.lost_ranks.search.sample_from_observation`): ``worlds`` of them
-   (default 8), or with ``time`` as many as fit in that many seconds (at least one, at most
+   (default 32), or with ``time`` as many as fit in that many seconds (at least one, at most
    ``worlds`` when both are given). With ``infer`` > 1 each world is the one of ``infer``
    candidates chosen with weight ``slack ** k``: ``k`` counts the enemy cards of the round
    so far that the heuristic, in that seat of that world, would not have played where it had
@@ -60,7 +60,7 @@ from feral_envs.lost_ranks import rules, search
 from feral_envs.lost_ranks.encoding import OBS
 
 ARGUMENTS = {
-    "worlds": "worlds per decision, an integer >= 1 (default 8; with time: the most)",
+    "worlds": "worlds per decision, an integer >= 1 (default 32; with time: the most)",
     "time": "seconds per decision, a number > 0 (as many worlds as fit, at least one)",
     "nodes": "search nodes of the first world's exact solve before the whole decision is "
     "valued by early instead, an integer >= 1 (default 200000)",
@@ -83,7 +83,7 @@ EARLY = ("playout", "horizon", "heuristic")
 DEFAULT_EARLY = "playout"
 PASSES = ("heuristic", "playout")
 DEFAULT_PASS = "heuristic"
-DEFAULT_WORLDS = 8
+DEFAULT_WORLDS = 32
 DEFAULT_NODES = 200_000
 DEFAULT_HORIZON = 3
 DEFAULT_WEIGHT = 1

@@ -67,7 +67,7 @@ def test_the_army_is_read_from_the_observation():
 
 
 def test_the_arguments_are_checked():
-    assert parse({}) == (8, None, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
+    assert parse({}) == (32, None, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
     assert parse({"worlds": "8"}) == (8, None, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
     assert parse({"time": "0.5"}) == (None, 0.5, 200_000, 3, 1, "playout", "heuristic", 1, 0.1)
     assert parse({"worlds": "4", "time": "1", "nodes": "1000"}) == (
@@ -82,7 +82,7 @@ def test_the_arguments_are_checked():
         0.1,
     )
     assert parse({"horizon": "2", "weight": "0", "early": "horizon"}) == (
-        8,
+        32,
         None,
         200_000,
         2,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import signal
 import sys
 from pathlib import Path
@@ -209,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         "init_from" in args or config.backend == "rllib"
     ):  # a given start replaces the default warm start; the RLlib backend has none
         config.imitation_decisions = 0
+    if config.backend == "rllib":  # the RLlib backend's step size and entropy are constant
+        if "learning_rate_end" not in args:
+            config.learning_rate_end = -1.0
+        if "ent_coef_end" not in args:
+            config.ent_coef_end = math.inf
     if "board" not in args and config.board and ("trunk" in args or config.backend == "rllib"):
         config.board = ()  # --trunk asks for the MLP; the RLlib backend has no board network
     config.__post_init__()

@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import inspect
 import itertools
+import math
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,7 +59,11 @@ class TrainConfig:
     n_epochs: int = 3
     """Passes over each rollout per PPO update."""
     learning_rate: float = 3e-4
-    """Adam step size (constant)."""
+    """Adam step size (at the start of the run, see --learning-rate-end)."""
+    learning_rate_end: float = -1.0
+    """Adam step size at the end of the run, reached linearly from --learning-rate over the
+    run's decisions (each PPO update at the decisions collected so far over --timesteps; a
+    resumed run keeps the line to its --timesteps); -1: constant, --learning-rate throughout."""
     gamma: float = 0.995
     """Discount per learner decision."""
     gae_lambda: float = 0.95
@@ -66,7 +71,10 @@ class TrainConfig:
     clip_range: float = 0.2
     """PPO policy clip range."""
     ent_coef: float = 0.01
-    """Entropy bonus coefficient."""
+    """Entropy bonus coefficient (at the start of the run, see --ent-coef-end)."""
+    ent_coef_end: float = math.inf
+    """Entropy bonus coefficient at the end of the run, reached linearly from --ent-coef over
+    the run's decisions, as --learning-rate-end is; inf: constant, --ent-coef throughout."""
     vf_coef: float = 0.5
     """Value loss coefficient."""
     max_grad_norm: float = 0.5
@@ -239,6 +247,16 @@ class TrainConfig:
             from train.shaping import material_of
 
             material_of(self.game)  # ValueError for a game without pieces
+        if self.learning_rate_end < 0 and self.learning_rate_end != -1:
+            raise ValueError(
+                f"--learning-rate-end must be at least 0, or -1 for a constant step size, got "
+                f"{self.learning_rate_end}"
+            )
+        if math.isnan(self.ent_coef_end) or self.ent_coef_end == -math.inf:
+            raise ValueError(
+                f"--ent-coef-end must be a number, or inf for a constant coefficient, got "
+                f"{self.ent_coef_end}"
+            )
         if self.init_from and self.imitation_decisions:
             raise ValueError("give --init-from or --imitation-decisions, not both")
         for name in ("trunk", "heads", "board"):

@@ -46,6 +46,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.utils import LinearSchedule
 
 import feral_envs
 from agents.advice import advised_core
@@ -133,6 +134,15 @@ def run_logger(run_dir: Path) -> RemappedLogger:
         str(run_dir),
         [TensorBoardOutputFormat(str(run_dir / "tb")), JsonLinesFormat(run_dir / "metrics.jsonl")],
     )
+
+
+def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
+    """SB3's ``learning_rate``: ``--learning-rate``, or the line from it to
+    ``--learning-rate-end`` over the run (SB3's progress: 1 at the first decision, 0 at
+    ``--timesteps``)."""
+    if config.learning_rate_end < 0:
+        return config.learning_rate
+    return LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
 
 
 def rating_text(elo: float, low: float, high: float) -> str:
@@ -285,7 +295,7 @@ class Trainer:
         self.model = MaskablePPO(
             policy_class,
             self.env,
-            learning_rate=c.learning_rate,
+            learning_rate=learning_rate_schedule(c),
             n_steps=c.n_steps,
             batch_size=c.batch_size,
             n_epochs=c.n_epochs,
@@ -514,6 +524,11 @@ class Trainer:
 
     def on_rollout_end(self) -> None:
         logger = self.model.logger
+        c = self.config
+        if math.isfinite(c.ent_coef_end):  # the coefficient of the update that follows
+            done = min(1.0, self.model.num_timesteps / c.timesteps)
+            self.model.ent_coef = c.ent_coef + (c.ent_coef_end - c.ent_coef) * done
+        logger.record("charts/ent_coef", float(self.model.ent_coef))
         for kind in sorted({k for k, _ in self.results}):
             n = sum(v for (k, _), v in self.results.items() if k == kind)
             logger.record(f"charts/win_rate_vs_{kind}", self.results[kind, "win"] / n)

@@ -76,6 +76,10 @@ def test_help_lists_games_and_the_games_keywords():
             "give --init-from or --imitation-decisions, not both",
         ),
         (
+            ("lost_heir", "--learning-rate-end", "-0.5"),
+            "--learning-rate-end must be at least 0, or -1 for a constant step size, got -0.5",
+        ),
+        (
             ("lost_heir", "--precision", "fp16"),
             "--precision must be one of auto, fp32, bf16, got 'fp16'",
         ),
@@ -162,7 +166,7 @@ def test_the_last_line_says_where_the_agent_is_how_it_rated_and_how_to_play_it(t
     assert f"--opponents rllib:{tmp_path / 'policy'}" in line
 
 
-def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeypatch):
+def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeypatch, capsys):
     """Lost Heir's defaults start SB3 from a clone of the heuristic, which the RLlib backend
     does not offer: ``--backend rllib`` alone trains without it; asking for it is an error."""
     pytest.importorskip("ray.rllib")
@@ -177,6 +181,11 @@ def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeyp
     assert cli.main(["lost_heir", "--backend", "rllib", "--imitation-decisions", "1000"]) == 2
     assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "bf16"]) == 2
     assert cli.main(["lost_heir", "--backend", "rllib", "--precision", "fp32"]) == 0
+    # a constant step size and entropy coefficient, whatever the game's defaults
+    assert (seen[2].learning_rate_end, seen[2].ent_coef_end) == (-1, float("inf"))
+    for option in ("--learning-rate-end", "--ent-coef-end"):
+        assert cli.main(["lost_heir", "--backend", "rllib", option, "0"]) == 2
+        assert f"{option} is an SB3-backend option" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -106,18 +106,26 @@ def interrupt_at(monkeypatch, target, method, call):
     monkeypatch.setattr(target, method, wrapped)
 
 
-@pytest.mark.parametrize("where,precision", [("collecting", "fp32"), ("updating", "bf16")])
+@pytest.mark.parametrize(
+    "where,precision,ends",
+    [
+        ("collecting", "fp32", {}),
+        ("updating", "bf16", {}),
+        ("updating", "fp32", {"learning_rate_end": 0.0, "ent_coef_end": 0.0}),
+    ],
+)
 def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
-    tmp_path, monkeypatch, where, precision
+    tmp_path, monkeypatch, where, precision, ends
 ):
-    train(config(precision=precision), tmp_path / "a", core=TOY4)
+    settings = dict(precision=precision, **ends)
+    train(config(**settings), tmp_path / "a", core=TOY4)
     with monkeypatch.context() as patch:
         if where == "collecting":  # in the 6th rollout (steps 1280..1535)
             interrupt_at(patch, SelfPlayVecEnv, "step_wait", 5 * 32 + 10)
         else:  # in the 6th update, after the 6th rollout
             interrupt_at(patch, MaskablePPO, "train", 6)
         with pytest.raises(Interrupted) as stop:
-            train(config(precision=precision), tmp_path / "b", core=TOY4)
+            train(config(**settings), tmp_path / "b", core=TOY4)
     assert stop.value.step == 1280  # the start of the rollout it was in
     assert not (tmp_path / "b" / "model.zip").exists()
     saved = json.loads((tmp_path / "b" / "config.json").read_text())
@@ -130,6 +138,31 @@ def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(
         torch.testing.assert_close(a[key], b[key], rtol=0, atol=0)
     pool_a = sorted(p.name for p in (tmp_path / "a" / "pool").iterdir())
     assert pool_a == sorted(p.name for p in (tmp_path / "b" / "pool").iterdir())
+
+
+def test_the_step_size_and_entropy_fall_on_lines_to_their_end_values(tmp_path):
+    rate, entropy = config().learning_rate, config().ent_coef
+    train(config(learning_rate_end=rate / 4, ent_coef_end=-entropy), tmp_path / "line", core=TOY4)
+    train(config(), tmp_path / "flat", core=TOY4)
+
+    def logged(run, key):
+        rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+        return [row[key] for row in rows if key in row]
+
+    # 12 rollouts of 256 decisions: update k trains at k / 12 of the run, the last at its end
+    line = [k / 12 for k in range(1, 13)]
+    assert logged(tmp_path / "line", "charts/learning_rate") == pytest.approx(
+        [rate + (rate / 4 - rate) * x for x in line]
+    )
+    assert logged(tmp_path / "line", "charts/ent_coef") == pytest.approx(
+        [entropy - 2 * entropy * x for x in line]
+    )
+    assert logged(tmp_path / "flat", "charts/learning_rate") == pytest.approx([rate] * 12)
+    assert logged(tmp_path / "flat", "charts/ent_coef") == pytest.approx([entropy] * 12)
+    with pytest.raises(ValueError, match="--learning-rate-end must be at least 0, or -1"):
+        TrainConfig(game="toy4", learning_rate_end=-0.5).check()
+    with pytest.raises(ValueError, match="--ent-coef-end must be a number, or inf"):
+        TrainConfig(game="toy4", ent_coef_end=float("nan")).check()
 
 
 def test_resume_can_extend_a_finished_run(tmp_path):

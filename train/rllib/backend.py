@@ -97,7 +97,16 @@ class RunnersLost(RuntimeError):
         self.run_dir, self.step = run_dir, step
 
 
-UNSUPPORTED = ("board", "advice", "par", "material_scale", "init_from", "imitation_decisions")
+UNSUPPORTED = (
+    "board",
+    "advice",
+    "par",
+    "material_scale",
+    "init_from",
+    "imitation_decisions",
+    "learning_rate_end",
+    "ent_coef_end",
+)
 """SB3-backend options the RLlib backend does not offer (an error if given)."""
 
 

@@ -62,8 +62,9 @@ class TrainConfig:
     """Adam step size (at the start of the run, see --learning-rate-end)."""
     learning_rate_end: float = -1.0
     """Adam step size at the end of the run, reached linearly from --learning-rate over the
-    run's decisions (each PPO update at the decisions collected so far over --timesteps; a
-    resumed run keeps the line to its --timesteps); -1: constant, --learning-rate throughout."""
+    run's decisions (each PPO update at the decisions collected before its rollout over
+    --timesteps, so the first update has --learning-rate; a resumed run keeps the line to its
+    --timesteps); -1: constant, --learning-rate throughout."""
     gamma: float = 0.995
     """Discount per learner decision."""
     gae_lambda: float = 0.95

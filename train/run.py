@@ -46,7 +46,6 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputFormat
-from stable_baselines3.common.utils import LinearSchedule
 
 import feral_envs
 from agents.advice import advised_core
@@ -136,13 +135,33 @@ def run_logger(run_dir: Path) -> RemappedLogger:
     )
 
 
-def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
+class RunLine:
+    """A value on a line over the run, as SB3's schedules are called (with the progress
+    remaining after the rollout just collected): ``start`` at the run's first decision,
+    ``end`` at ``timesteps``, taken where the rollout began, so the first update trains with
+    ``start`` and every update with a step short of ``end`` (as CleanRL anneals its step
+    size). ``rollout`` is the rollout's share of the run (``rollout_size / timesteps``)."""
+
+    def __init__(self, start: float, end: float, rollout: float) -> None:
+        self.start, self.end, self.rollout = start, end, rollout
+
+    def __call__(self, progress_remaining: float) -> float:
+        return run_line(self.start, self.end, 1.0 - progress_remaining - self.rollout)
+
+
+def run_line(start: float, end: float, done: float) -> float:
+    """The value ``done`` of the way (clipped to 0..1) from ``start`` to ``end``."""
+    return start + (end - start) * min(1.0, max(0.0, done))
+
+
+def learning_rate_schedule(config: TrainConfig) -> float | RunLine:
     """SB3's ``learning_rate``: ``--learning-rate``, or the line from it to
-    ``--learning-rate-end`` over the run (SB3's progress: 1 at the first decision, 0 at
-    ``--timesteps``)."""
+    ``--learning-rate-end`` over the run (:class:`RunLine`)."""
     if config.learning_rate_end < 0:
         return config.learning_rate
-    return LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
+    return RunLine(
+        config.learning_rate, config.learning_rate_end, config.rollout_size / config.timesteps
+    )
 
 
 def rating_text(elo: float, low: float, high: float) -> str:
@@ -525,9 +544,9 @@ class Trainer:
     def on_rollout_end(self) -> None:
         logger = self.model.logger
         c = self.config
-        if math.isfinite(c.ent_coef_end):  # the coefficient of the update that follows
-            done = min(1.0, self.model.num_timesteps / c.timesteps)
-            self.model.ent_coef = c.ent_coef + (c.ent_coef_end - c.ent_coef) * done
+        if math.isfinite(c.ent_coef_end):  # the update that follows: where the rollout began
+            done = (self.model.num_timesteps - c.rollout_size) / c.timesteps
+            self.model.ent_coef = run_line(c.ent_coef, c.ent_coef_end, done)
         logger.record("charts/ent_coef", float(self.model.ent_coef))
         for kind in sorted({k for k, _ in self.results}):
             n = sum(v for (k, _), v in self.results.items() if k == kind)

@@ -149,8 +149,8 @@ def test_the_step_size_and_entropy_fall_on_lines_to_their_end_values(tmp_path):
         rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
         return [row[key] for row in rows if key in row]
 
-    # 12 rollouts of 256 decisions: update k trains at k / 12 of the run, the last at its end
-    line = [k / 12 for k in range(1, 13)]
+    # 12 rollouts of 256 decisions: update k trains where its rollout began, (k - 1) / 12
+    line = [k / 12 for k in range(12)]
     assert logged(tmp_path / "line", "charts/learning_rate") == pytest.approx(
         [rate + (rate / 4 - rate) * x for x in line]
     )

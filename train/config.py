@@ -313,10 +313,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # epochs, a wider network to hold it) and then plays mostly against the bot, which it
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
-    # AMX (--precision auto): see docs/training.md, "Default runs" (`make train` from a fresh
-    # clone on the quiet 2-core machine: 14 min 5 s, +7 [-11, +25] Elo relative to the bot in
-    # its final arena, played greedily +26 [+9, +44]; seeds 2 and 3 greedy +12 and +10, their
-    # intervals including 0; the 6M default before: -83).
+    # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
+    # over the run: relative to the bot, in each run's final arena, seeds 1, 2, 3 rated +16,
+    # +20, +0 (played greedily +40, +31, +26, each interval above 0) against +7, -13, -12
+    # (greedily +26, +12, +10) with them constant. See docs/training.md, "Default runs".
     "lost_heir": {
         "timesteps": 10_000_000,
         "points_scale": 0.05,
@@ -325,7 +325,9 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "trunk": (256,),
         "heads": (128,),
         "learning_rate": 5e-4,
+        "learning_rate_end": 0.0,
         "ent_coef": 0.005,
+        "ent_coef_end": 0.0,
         "weight_snapshots": 0.3,
         "weight_heuristic": 0.6,
         "weight_random": 0.1,

@@ -409,6 +409,9 @@ class Trainer:
         except (OSError, pickle.UnpicklingError, EOFError, ValueError, KeyError) as error:
             raise ResumeError(f"cannot resume from {ckpt}: {error}") from None
         self.model = model
+        # The step size's line runs to this config's --timesteps (a resume may extend it).
+        model.learning_rate = learning_rate_schedule(self.config)
+        model._setup_lr_schedule()
         self.pool.load_state_dict(state["pool"])
         self.env.set_state(state["env"])
         model.num_timesteps = state["num_timesteps"]

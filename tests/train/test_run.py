@@ -171,6 +171,18 @@ def test_resume_can_extend_a_finished_run(tmp_path):
     assert trainer.model.num_timesteps == 2048
 
 
+def test_an_extended_run_takes_its_step_size_on_the_line_to_its_new_end(tmp_path):
+    rate = config().learning_rate
+    train(config(timesteps=1024, learning_rate_end=0.0), tmp_path / "run", core=TOY4)
+    train(config(timesteps=2048, learning_rate_end=0.0), tmp_path / "run", core=TOY4, resume=True)
+    rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    rates = [json.loads(r)["charts/learning_rate"] for r in rows if "learning_rate" in r]
+    # 4 updates to 1024 on the first line, then 4 more on the line to 2048, from 1024 on
+    assert rates == pytest.approx(
+        [rate * (1 - k / 4) for k in range(4)] + [rate * (1 - k / 8) for k in range(4, 8)]
+    )
+
+
 def test_resume_without_a_checkpoint_fails_clearly(tmp_path):
     (tmp_path / "run").mkdir()
     with pytest.raises(ResumeError, match="cannot resume"):

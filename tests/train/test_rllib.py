@@ -384,6 +384,32 @@ def stop_own_node(temp_dir: Path, psutil) -> None:
         process.kill()
 
 
+def test_a_ctrl_c_whose_interrupt_is_swallowed_is_still_remembered():
+    """The training loop stops on a Ctrl-C even where the KeyboardInterrupt it raised was
+    caught on its way (as inside Ray's and RLlib's calls), and the handlers come back."""
+    import signal
+    import time
+
+    from train.rllib.backend import _hold_stop_signals
+
+    before = signal.getsignal(signal.SIGINT)
+    held = _hold_stop_signals()
+    try:
+        assert held.signum is None
+        with pytest.raises(KeyboardInterrupt):  # Ctrl-C still interrupts at once
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        try:  # a call that swallows it
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            pass
+        assert held.signum == signal.SIGINT
+    finally:
+        held.release()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 @pytest.mark.slow
 def test_ctrl_c_writes_a_checkpoint_and_exits_130_then_resume_continues(tmp_path, ray_dir):
     import signal

@@ -30,7 +30,9 @@ import json
 import math
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -459,8 +461,11 @@ class RLlibTrainer:
             )
         wall, cpu, start_step = time.perf_counter(), time.process_time(), self.step
         stalled_since: float | None = None
+        held = _hold_stop_signals()
         try:
             while self.step < c.timesteps:
+                if held.signum is not None:  # a Ctrl-C whose KeyboardInterrupt RLlib swallowed
+                    raise KeyboardInterrupt
                 if self.step >= self.next_snapshot:
                     self.add_snapshot()
                     self.next_snapshot = (self.step // c.snapshot_every + 1) * c.snapshot_every
@@ -499,6 +504,7 @@ class RLlibTrainer:
                 print(f"\ncould not write a checkpoint now ({error})", file=sys.stderr)
             raise Interrupted(self.run_dir, self.step) from None
         finally:
+            held.release()
             if bar is not None:
                 bar.close()
         self.learn_seconds = (time.perf_counter() - wall, time.process_time() - cpu)
@@ -556,6 +562,40 @@ class RLlibTrainer:
         """The SB3 backend's final arena (same players, files and tables; a run extended by
         ``--resume`` replaces the old policy's arena)."""
         return Trainer.final_arena(self)  # type: ignore[arg-type]
+
+
+class _StopSignals:
+    """Ctrl-C (SIGINT) and SIGTERM, where they raise KeyboardInterrupt (Python's Ctrl-C, the
+    command line's SIGTERM), handled as before and remembered. The KeyboardInterrupt can be
+    lost on its way out of RLlib's and Ray's calls (in CI a run sent Ctrl-C went on to its
+    end and exited 0), so the training loop also stops on the remembered signal between
+    iterations."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.previous: dict[int, Any] = {}
+
+    def handle(self, signum: int, frame: Any) -> None:
+        self.signum = signum
+        self.previous[signum](signum, frame)
+
+    def release(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        self.previous.clear()
+
+
+def _hold_stop_signals() -> _StopSignals:
+    """A :class:`_StopSignals` in place for the signals whose handler is a Python function
+    (outside the main thread, where handlers cannot be set, it holds none)."""
+    held = _StopSignals()
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                held.previous[signum] = handler
+                signal.signal(signum, held.handle)
+    return held
 
 
 def learner_steps(result: dict[str, Any]) -> int:

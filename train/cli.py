@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import signal
 import sys
 from pathlib import Path
@@ -211,10 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     ):  # a given start replaces the default warm start; the RLlib backend has none
         config.imitation_decisions = 0
     if config.backend == "rllib":  # the RLlib backend's step size and entropy are constant
-        if "learning_rate_end" not in args:
-            config.learning_rate_end = -1.0
-        if "ent_coef_end" not in args:
-            config.ent_coef_end = math.inf
+        for name in ("learning_rate_end", "ent_coef_end"):
+            if name not in args:
+                setattr(config, name, getattr(TrainConfig, name))  # the field's default
     if "board" not in args and config.board and ("trunk" in args or config.backend == "rllib"):
         config.board = ()  # --trunk asks for the MLP; the RLlib backend has no board network
     config.__post_init__()

@@ -314,9 +314,11 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
     # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
-    # over the run: relative to the bot, in each run's final arena, seeds 1, 2, 3 rated +16,
-    # +20, +0 (played greedily +40, +31, +26, each interval above 0) against +7, -13, -12
-    # (greedily +26, +12, +10) with them constant. See docs/training.md, "Default runs".
+    # over the run: `make train` from a fresh clone rated +35 [+18, +52] relative to the bot
+    # (greedily +45), in 23 min on a machine 1.5 times slower than the 14 min of 2026-12-05;
+    # in a three-seed ablation (the schedules then one rollout later) +16, +20, +0, greedily
+    # +40, +31, +26, against +7, -13, -12 and +26, +12, +10 with them constant. See
+    # docs/training.md, "Default runs".
     "lost_heir": {
         "timesteps": 10_000_000,
         "points_scale": 0.05,

@@ -372,6 +372,54 @@ def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> d
     return plan
 
 
+DECOY_RANK = 4
+"""The piece of a false Flag (:func:`decoy_plan`): a Sergeant, the lowest rank that beats a
+Miner."""
+
+
+def decoy_plan(rng: np.random.Generator, plan: dict[int, list[int]]) -> dict[int, list[int]]:
+    """``plan`` (ego home squares by rank, row 0 at the back) with a false Flag: a piece of
+    :data:`DECOY_RANK` on a back-row square at least three columns from the Flag (drawn
+    uniformly from ``rng``), walled in on every side by the Bombs that do not wall the Flag;
+    the pieces on those squares take the Bombs' and the Sergeant's squares. The walls look
+    like the Flag's, so a Miner that hunts the Flag by its Bombs may take one of them and
+    meet a Sergeant, which beats it. Unchanged where the spare Bombs cannot wall such a square
+    or the army has no such piece (the quick game)."""
+    where = {square: rank for rank, squares in plan.items() for square in squares}
+    if FLAG not in plan or not plan[FLAG] or not plan.get(DECOY_RANK):
+        return plan
+    flag = plan[FLAG][0]
+
+    def walls(square: int) -> list[int]:
+        col = square % SIDE
+        return [square + SIDE] + [square + d for d in (-1, 1) if 0 <= col + d < SIDE]
+
+    flag_walls = set(walls(flag))
+    spare = [s for s in plan.get(BOMB, []) if s not in flag_walls]
+    columns = [
+        col for col in range(SIDE) if abs(col - flag % SIDE) >= 3 and len(walls(col)) <= len(spare)
+    ]
+    if not columns:
+        return plan
+    decoy = columns[int(rng.integers(len(columns)))]
+    targets = walls(decoy)
+    spare = [s for s in spare if s not in targets]
+    for target in targets:
+        if where.get(target) != BOMB:
+            source = spare.pop()
+            where[target], where[source] = where[source], where.get(target)
+    if where.get(decoy) != DECOY_RANK:
+        pieces = [s for s, rank in where.items() if rank == DECOY_RANK and s != decoy]
+        away = [s for s in pieces if all(_manhattan(s, w) > 1 for w in flag_walls)]
+        source = (away or pieces)[-1]  # not the Flag's guard where another is free
+        where[decoy], where[source] = where[source], where.get(decoy)
+    out: dict[int, list[int]] = {rank: [] for rank in plan}
+    for square in sorted(where):
+        if where[square] is not None:
+            out[where[square]].append(square)
+    return out
+
+
 def guard_rank_named(name: str, mode: str, spec: str) -> int:
     """The rank code of ``guard=name`` in a bot spec (``spec``, for the message): a mobile
     rank of ``mode``'s army, written as the rules name it (``S``, ``2`` ... ``10``);
@@ -397,7 +445,12 @@ class HiddenRanksBot(BasePolicy):
     """The rules of the module docstring, as a policy."""
 
     def __init__(
-        self, seed: int, mode: str = "full", spec: str = "heuristic", guard: int | None = None
+        self,
+        seed: int,
+        mode: str = "full",
+        spec: str = "heuristic",
+        guard: int | None = None,
+        decoy: bool = False,
     ) -> None:
         super().__init__(spec, seed)
         if mode not in rules.ARMIES:
@@ -406,6 +459,8 @@ class HiddenRanksBot(BasePolicy):
         self.guard = guard
         """The rank put by the Flag instead of the setup rule's guard (:func:`guarded_plan`),
         or None: the rule's own setup."""
+        self.decoy = decoy
+        """Whether the setup adds a false Flag (:func:`decoy_plan`)."""
         self.army = np.zeros(N_CODES, dtype=np.int64)
         for rank, count in rules.ARMIES[mode].items():
             self.army[rank] = count
@@ -440,6 +495,8 @@ class HiddenRanksBot(BasePolicy):
                 if self.guard is None
                 else guarded_plan(self.rng, army, self.guard)
             )
+            if self.decoy:
+                self.plan = decoy_plan(self.rng, self.plan)
         squares = self.plan.get(view.next_piece, [])
         for i, square in enumerate(squares):
             action = ACTIONS.place.start + square

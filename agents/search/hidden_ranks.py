@@ -32,9 +32,12 @@ Setup (``setup="choose"``): the heuristic's documented setup rule
 rank ``guard`` put where that rule puts its Flag's guard
 (:func:`agents.heuristic.hidden_ranks.guarded_plan`, the spec ``heuristic:guard=RANK``): the
 Marshal on the open side of the corner Flag in the quick game, the heuristic's own Sergeant
-by the Bombs in the full game.
+by the Bombs in the full game. In the full game the setup also has a false Flag
+(:func:`agents.heuristic.hidden_ranks.decoy_plan`): a Sergeant on the back row walled in by
+the three Bombs that do not wall the Flag, so a Miner that hunts the Flag by its Bombs may
+find a Sergeant behind them.
 
-Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK]``:
+Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1]``:
 
 - ``worlds``: worlds per decision (default 8), an integer >= 1;
 - ``depth``: plies searched in each world (default 4 in the quick game, 3 in the full), 1 to
@@ -44,7 +47,9 @@ Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK]``:
   play depends on the machine's speed; without it the bot is deterministic given its seed;
 - ``guard``: the rank (``S``, ``2`` ... ``10``, one of the mode's army) that stands by the
   Flag (default ``10`` in the quick game, ``4`` in the full; the heuristic's guard, ``2``
-  quick and ``4`` full, keeps the heuristic's setup).
+  quick and ``4`` full, keeps the heuristic's setup);
+- ``decoy``: ``1`` adds the false Flag (the full game's default, not allowed in the quick
+  game, which has no spare Bomb), ``0`` leaves it out.
 
 The bot reads only its observation, its mask and the game keywords. It reports its mean
 time per decision (:attr:`MinimaxBot.mean_decision_seconds`, wall, and
@@ -378,12 +383,22 @@ class MinimaxBot(BasePolicy):
         time_limit: float | None = None,
         spec: str = "minimax",
         guard: int | None = None,
+        decoy: bool | None = None,
     ) -> None:
         super().__init__(spec, seed)
         self.config = _config(keywords)
         self.worlds, self.depth, self.time_limit = worlds, depth, time_limit
         self.guard = rules.RANK_OF_NAME[DEFAULT_GUARD[self.config.mode]] if guard is None else guard
-        self.setup_bot = HiddenRanksBot(seed, mode=self.config.mode, guard=self.guard)
+        self.decoy = DEFAULT_DECOY[self.config.mode] if decoy is None else decoy
+        if self.decoy and self.config.mode != "full":
+            raise ValueError(
+                f"minimax argument decoy=1 is not allowed in the {self.config.mode} game: its "
+                "one Bomb walls the Flag and none is left for a false one; decoy=1 needs the "
+                "full game"
+            )
+        self.setup_bot = HiddenRanksBot(
+            seed, mode=self.config.mode, guard=self.guard, decoy=self.decoy
+        )
         self.params = np.array(
             [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD, KEEP[self.config.mode]],
             dtype=np.float64,
@@ -482,11 +497,16 @@ def _integer(name: str, text: str, low: int, high: int | None) -> int:
     return value
 
 
-ARGUMENTS = ("worlds", "depth", "time", "guard")
+ARGUMENTS = ("worlds", "depth", "time", "guard", "decoy")
 DEFAULT_WORLDS = 8
 DEFAULT_DEPTH = {"quick": 4, "full": 3}
 """The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
 have more moves a ply)."""
+DEFAULT_DECOY = {"quick": False, "full": True}
+"""Whether the setup adds a false Flag (:func:`agents.heuristic.hidden_ranks.decoy_plan`), by
+mode: the full game's spare Bombs wall a Sergeant on the back row (+205 [+168, +243] against
++163 [+124, +201] without, on the same 400 games of seeds 40 and 41, docs/search.md); the
+quick game has no spare Bomb."""
 DEFAULT_GUARD = {"quick": "10", "full": "4"}
 """The piece by the Flag (:func:`agents.heuristic.hidden_ranks.guarded_plan`): the Marshal
 in the quick game, the heuristic's own guard (a Sergeant) in the full game, as measured in
@@ -517,11 +537,19 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
     mode = _config(keywords).mode  # a bad game keyword: the rules' message
     depth = _integer("depth", arguments.get("depth", str(DEFAULT_DEPTH[mode])), 1, MAX_DEPTH)
     guard = guard_rank_named(arguments.get("guard", DEFAULT_GUARD[mode]), mode, "minimax")
+    decoy = None
+    if "decoy" in arguments:
+        if arguments["decoy"] not in ("0", "1"):
+            raise ValueError(
+                f"minimax argument decoy={arguments['decoy']!r} is not allowed; it must be 0 "
+                "(no false Flag) or 1 (a false Flag, the full game's default)"
+            )
+        decoy = arguments["decoy"] == "1"
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"
     return MinimaxBot(
         seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec,
-        guard=guard,
+        guard=guard, decoy=decoy,
     )  # fmt: skip
 
 

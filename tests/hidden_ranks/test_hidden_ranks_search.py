@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import feral_envs
-from agents.heuristic.hidden_ranks import guarded_plan, plan_setup
+from agents.heuristic.hidden_ranks import decoy_plan, guarded_plan, plan_setup
 from agents.registry import load_policy
 from agents.search import hidden_ranks as S
 from agents.search.hidden_ranks import MinimaxBot, make_minimax
@@ -225,6 +225,13 @@ def test_minimax_arguments():
     assert make_minimax({"guard": "9"}, 0, keywords).guard == 9
     assert make_minimax({"guard": "7"}, 0, {"mode": "full"}).guard == 7
     assert make_minimax({}, 0, {"mode": "full"}).guard == 4  # the heuristic's guard
+    assert (MinimaxBot(0, keywords).decoy, MinimaxBot(0, {}).decoy) == (False, True)
+    assert make_minimax({"decoy": "0"}, 0, {"mode": "full"}).setup_bot.decoy is False
+    assert make_minimax({}, 0, {"mode": "full"}).setup_bot.decoy is True
+    with pytest.raises(ValueError, match=r"decoy=1 is not allowed in the quick game.*full game"):
+        make_minimax({"decoy": "1"}, 0, keywords)
+    with pytest.raises(ValueError, match=r"decoy='yes' is not allowed; it must be 0.*or 1"):
+        make_minimax({"decoy": "yes"}, 0, {"mode": "full"})
     with pytest.raises(
         ValueError, match="mode='huge' is not allowed; choose one of: 'full', 'quick'"
     ):
@@ -304,6 +311,76 @@ def test_the_guarded_plan_puts_the_marshal_where_the_heuristic_puts_its_guard(mo
         for seed in range(40):
             plan = guarded_plan(np.random.default_rng(seed), army, rules.MARSHAL)
             assert next_to(plan[rules.MARSHAL][0], plan[FLAG][0])
+
+
+def walls_of(square: int) -> set[int]:
+    """The home squares beside a back-row square (ego, row 0 at the back): its sides and the
+    square in front."""
+    return {square + 10} | {square + d for d in (-1, 1) if 0 <= square % 10 + d < 10}
+
+
+def test_the_decoy_plan_walls_a_sergeant_on_the_back_row_as_the_flag_is_walled():
+    army = rules.ARMIES["full"]
+    columns = set()
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        plain = guarded_plan(rng, army, 4)
+        plan = decoy_plan(rng, {rank: list(squares) for rank, squares in plain.items()})
+        squares = [square for squares in plan.values() for square in squares]
+        assert len(set(squares)) == len(squares) == 40
+        assert {rank: len(plan[rank]) for rank in plan} == army
+        flag = plan[FLAG][0]
+        assert flag == plain[FLAG][0] and flag < 10  # the Flag stays on the back row
+        assert walls_of(flag) <= set(plan[BOMB])  # and walled in as before
+        decoys = [q for q in plan[4] if q < 10 and walls_of(q) <= set(plan[BOMB])]
+        assert len(decoys) == 1
+        decoy = decoys[0]
+        assert abs(decoy % 10 - flag % 10) >= 3
+        assert walls_of(flag) | walls_of(decoy) <= set(plan[BOMB])  # a corner needs two
+        columns.add(decoy % 10)
+        # Only the squares of the decoy, its walls and the pieces they sent away changed.
+        moved = {q for q in range(40) if rank_at(plan, q) != rank_at(plain, q)}
+        assert moved <= walls_of(decoy) | {decoy} | set(plain[BOMB]) | set(plain[4])
+    assert len(columns) >= 8  # drawn, not fixed
+    quick = plan_setup(np.random.default_rng(0), rules.ARMIES["quick"])
+    assert decoy_plan(np.random.default_rng(0), quick) == quick  # no spare Bomb, no Sergeant
+
+
+def rank_at(plan: dict[int, list[int]], square: int) -> int:
+    return next((rank for rank, squares in plan.items() if square in squares), 0)
+
+
+@pytest.mark.parametrize(("spec", "decoy"), [("minimax", True), ("minimax:decoy=0", False)])
+def test_the_full_game_bot_sets_a_false_flag_on_the_board(spec, decoy):
+    keywords = {"mode": "full", "setup": "choose"}
+    env = feral_envs.make(GAME, **keywords)
+    env.reset(seed=3)
+    bots = {agent: load_policy(spec, GAME, 3 + i, keywords) for i, agent in enumerate(env.agents)}
+    for bot in bots.values():
+        bot.reset(3)
+    while env.unwrapped.game.row[E.PHASE] == E.PHASE_SETUP:
+        agent = env.agent_selection
+        observation = env.observe(agent)
+        env.step(bots[agent].act(observation["observation"], observation["action_mask"]))
+    for agent in env.agents:
+        # The seat's own view: its ranks by ego square (row 9 its back row, seen from it).
+        planes = env.observe(agent)["observation"].reshape(rules.N_SQUARES, -1)
+        ranks = planes[:, E.P_MY_RANK : E.P_MY_RANK + rules.N_RANKS]
+        rank = np.where(ranks.any(axis=1), ranks.argmax(axis=1) + 1, 0)
+        home_row = 0 if rank[:10].any() else 9
+        front = 1 if home_row == 0 else -1
+
+        row = [home_row * 10 + c for c in range(10)]
+        walled = [
+            q
+            for q in row
+            if all(
+                rank[t] == BOMB
+                for t in [q + 10 * front] + [q + d for d in (-1, 1) if 0 <= q % 10 + d < 10]
+            )
+        ]
+        assert any(rank[q] == FLAG for q in walled)
+        assert any(rank[q] == 4 for q in walled) == decoy
 
 
 def test_the_bot_and_the_guarded_heuristic_set_the_marshal_by_the_flag():
@@ -541,6 +618,9 @@ def test_the_docs_table_names_every_argument_and_default():
         in depth
     )
     assert f"| {S.DEFAULT_WORLDS} (1024 with `time`) |" in section
+    decoy = next(row for row in rows if row.startswith("| `decoy`"))
+    on = {mode: f"`{int(S.DEFAULT_DECOY[mode])}`" for mode in ("quick", "full")}
+    assert decoy.endswith(f"{on['full']} in the full game, {on['quick']} in the quick |")
 
 
 def test_the_keep_term_is_on_in_the_full_game_only_as_documented():

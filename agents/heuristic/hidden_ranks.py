@@ -372,6 +372,44 @@ def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> d
     return plan
 
 
+def _walls(square: int) -> list[int]:
+    """The home squares beside back-row square ``square`` (ego, row 0 at the back): the one
+    in front, then its sides on the board."""
+    col = square % SIDE
+    return [square + SIDE] + [square + d for d in (-1, 1) if 0 <= col + d < SIDE]
+
+
+def _plan_of(where: dict[int, int | None], ranks: Any) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {rank: [] for rank in ranks}
+    for square in sorted(where):
+        if where[square] is not None:
+            out[where[square]].append(square)
+    return out
+
+
+def corner_plan(plan: dict[int, list[int]]) -> dict[int, list[int]]:
+    """``plan`` (ego home squares by rank, row 0 at the back) with its back-row Flag moved to
+    the nearer back corner, walled in by two of the Bombs that walled it (a corner has two
+    sides on the board); the pieces on those squares take the Flag's and the Bombs' old
+    squares. Unchanged where the Flag is in a corner already (always in the quick game) or
+    not on the back row, or its walls are not Bombs."""
+    flag = plan[FLAG][0] if plan.get(FLAG) else -1
+    if not 0 <= flag < SIDE or flag % SIDE in (0, SIDE - 1):
+        return plan
+    where: dict[int, int | None] = {s: rank for rank, squares in plan.items() for s in squares}
+    if any(where.get(wall) != BOMB for wall in _walls(flag)):
+        return plan
+    corner = 0 if flag % SIDE < SIDE / 2 else SIDE - 1
+    old = _walls(flag)
+    where[flag], where[corner] = where.get(corner), FLAG
+    spare = [s for s in old if where.get(s) == BOMB and s not in _walls(corner)]
+    for wall in _walls(corner):
+        if where.get(wall) != BOMB:
+            source = spare.pop()
+            where[wall], where[source] = BOMB, where.get(wall)
+    return _plan_of(where, plan)
+
+
 DECOY_RANK = 4
 """The piece of a false Flag (:func:`decoy_plan`): a Sergeant, the lowest rank that beats a
 Miner."""
@@ -385,24 +423,19 @@ def decoy_plan(rng: np.random.Generator, plan: dict[int, list[int]]) -> dict[int
     like the Flag's, so a Miner that hunts the Flag by its Bombs may take one of them and
     meet a Sergeant, which beats it. Unchanged where the spare Bombs cannot wall such a square
     or the army has no such piece (the quick game)."""
-    where = {square: rank for rank, squares in plan.items() for square in squares}
+    where: dict[int, int | None] = {s: rank for rank, squares in plan.items() for s in squares}
     if FLAG not in plan or not plan[FLAG] or not plan.get(DECOY_RANK):
         return plan
     flag = plan[FLAG][0]
-
-    def walls(square: int) -> list[int]:
-        col = square % SIDE
-        return [square + SIDE] + [square + d for d in (-1, 1) if 0 <= col + d < SIDE]
-
-    flag_walls = set(walls(flag))
+    flag_walls = set(_walls(flag))
     spare = [s for s in plan.get(BOMB, []) if s not in flag_walls]
     columns = [
-        col for col in range(SIDE) if abs(col - flag % SIDE) >= 3 and len(walls(col)) <= len(spare)
+        col for col in range(SIDE) if abs(col - flag % SIDE) >= 3 and len(_walls(col)) <= len(spare)
     ]
     if not columns:
         return plan
     decoy = columns[int(rng.integers(len(columns)))]
-    targets = walls(decoy)
+    targets = _walls(decoy)
     spare = [s for s in spare if s not in targets]
     for target in targets:
         if where.get(target) != BOMB:
@@ -413,11 +446,7 @@ def decoy_plan(rng: np.random.Generator, plan: dict[int, list[int]]) -> dict[int
         away = [s for s in pieces if all(_manhattan(s, w) > 1 for w in flag_walls)]
         source = (away or pieces)[-1]  # not the Flag's guard where another is free
         where[decoy], where[source] = where[source], where.get(decoy)
-    out: dict[int, list[int]] = {rank: [] for rank in plan}
-    for square in sorted(where):
-        if where[square] is not None:
-            out[where[square]].append(square)
-    return out
+    return _plan_of(where, plan)
 
 
 def guard_rank_named(name: str, mode: str, spec: str) -> int:
@@ -451,6 +480,7 @@ class HiddenRanksBot(BasePolicy):
         spec: str = "heuristic",
         guard: int | None = None,
         decoy: bool = False,
+        corner: bool = False,
     ) -> None:
         super().__init__(spec, seed)
         if mode not in rules.ARMIES:
@@ -461,6 +491,8 @@ class HiddenRanksBot(BasePolicy):
         or None: the rule's own setup."""
         self.decoy = decoy
         """Whether the setup adds a false Flag (:func:`decoy_plan`)."""
+        self.corner = corner
+        """Whether the setup moves the Flag to a back corner (:func:`corner_plan`)."""
         self.army = np.zeros(N_CODES, dtype=np.int64)
         for rank, count in rules.ARMIES[mode].items():
             self.army[rank] = count
@@ -495,6 +527,8 @@ class HiddenRanksBot(BasePolicy):
                 if self.guard is None
                 else guarded_plan(self.rng, army, self.guard)
             )
+            if self.corner:
+                self.plan = corner_plan(self.plan)
             if self.decoy:
                 self.plan = decoy_plan(self.rng, self.plan)
         squares = self.plan.get(view.next_piece, [])

@@ -18,7 +18,7 @@ from typing import Any
 
 SEARCH_PREFIXES: dict[str, str] = {
     "pimc": "pimc[:worlds=N|time=SECONDS,...]",
-    "minimax": "minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1]",
+    "minimax": "minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1,corner=0|1]",
 }
 """The search spec prefixes and how each is written (for ``--help`` and errors)."""
 

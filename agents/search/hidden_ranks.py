@@ -32,12 +32,14 @@ Setup (``setup="choose"``): the heuristic's documented setup rule
 rank ``guard`` put where that rule puts its Flag's guard
 (:func:`agents.heuristic.hidden_ranks.guarded_plan`, the spec ``heuristic:guard=RANK``): the
 Marshal on the open side of the corner Flag in the quick game, the heuristic's own Sergeant
-by the Bombs in the full game. In the full game the setup also has a false Flag
+by the Bombs in the full game. In the full game the setup then moves the Flag to the nearer
+back corner (:func:`agents.heuristic.hidden_ranks.corner_plan`, two of its Bombs still by
+it) and adds a false Flag
 (:func:`agents.heuristic.hidden_ranks.decoy_plan`): a Sergeant on the back row walled in by
-the three Bombs that do not wall the Flag, so a Miner that hunts the Flag by its Bombs may
+the Bombs that do not wall the Flag, so a Miner that hunts the Flag by its Bombs may
 find a Sergeant behind them.
 
-Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1]``:
+Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1,corner=0|1]``:
 
 - ``worlds``: worlds per decision (default 8), an integer >= 1;
 - ``depth``: plies searched in each world (default 4 in the quick game, 3 in the full), 1 to
@@ -49,7 +51,9 @@ Spec ``minimax[:worlds=N,depth=D,time=SECONDS,guard=RANK,decoy=0|1]``:
   Flag (default ``10`` in the quick game, ``4`` in the full; the heuristic's guard, ``2``
   quick and ``4`` full, keeps the heuristic's setup);
 - ``decoy``: ``1`` adds the false Flag (the full game's default, not allowed in the quick
-  game, which has no spare Bomb), ``0`` leaves it out.
+  game, which has no spare Bomb), ``0`` leaves it out;
+- ``corner``: ``1`` (the default) moves the Flag to the nearer back corner, ``0`` leaves it
+  where the heuristic's rule puts it (the quick game's Flag is in a corner either way).
 
 The bot reads only its observation, its mask and the game keywords. It reports its mean
 time per decision (:attr:`MinimaxBot.mean_decision_seconds`, wall, and
@@ -384,6 +388,7 @@ class MinimaxBot(BasePolicy):
         spec: str = "minimax",
         guard: int | None = None,
         decoy: bool | None = None,
+        corner: bool | None = None,
     ) -> None:
         super().__init__(spec, seed)
         self.config = _config(keywords)
@@ -396,8 +401,9 @@ class MinimaxBot(BasePolicy):
                 "one Bomb walls the Flag and none is left for a false one; decoy=1 needs the "
                 "full game"
             )
+        self.corner = DEFAULT_CORNER if corner is None else corner
         self.setup_bot = HiddenRanksBot(
-            seed, mode=self.config.mode, guard=self.guard, decoy=self.decoy
+            seed, mode=self.config.mode, guard=self.guard, decoy=self.decoy, corner=self.corner
         )
         self.params = np.array(
             [INFO, PULL, PULL_EACH, DEFEND, WIN, UNMOVED, GUARD, KEEP[self.config.mode]],
@@ -497,7 +503,7 @@ def _integer(name: str, text: str, low: int, high: int | None) -> int:
     return value
 
 
-ARGUMENTS = ("worlds", "depth", "time", "guard", "decoy")
+ARGUMENTS = ("worlds", "depth", "time", "guard", "decoy", "corner")
 DEFAULT_WORLDS = 8
 DEFAULT_DEPTH = {"quick": 4, "full": 3}
 """The defaults: the settings measured in ``docs/search.md`` (the full game's larger armies
@@ -507,6 +513,11 @@ DEFAULT_DECOY = {"quick": False, "full": True}
 mode: the full game's spare Bombs wall a Sergeant on the back row (+205 [+168, +243] against
 +163 [+124, +201] without, on the same 400 games of seeds 40 and 41, docs/search.md); the
 quick game has no spare Bomb."""
+DEFAULT_CORNER = True
+"""Whether the setup moves the Flag to the nearer back corner
+(:func:`agents.heuristic.hidden_ranks.corner_plan`): with the false Flag, +211 [+173, +250]
+against +154 [+120, +191] without the move, on the same 400 games of seeds 42 and 43
+(docs/search.md); the quick game's Flag is in a corner already."""
 DEFAULT_GUARD = {"quick": "10", "full": "4"}
 """The piece by the Flag (:func:`agents.heuristic.hidden_ranks.guarded_plan`): the Marshal
 in the quick game, the heuristic's own guard (a Sergeant) in the full game, as measured in
@@ -537,19 +548,27 @@ def make_minimax(arguments: dict[str, str], seed: int, keywords: dict[str, Any])
     mode = _config(keywords).mode  # a bad game keyword: the rules' message
     depth = _integer("depth", arguments.get("depth", str(DEFAULT_DEPTH[mode])), 1, MAX_DEPTH)
     guard = guard_rank_named(arguments.get("guard", DEFAULT_GUARD[mode]), mode, "minimax")
-    decoy = None
-    if "decoy" in arguments:
-        if arguments["decoy"] not in ("0", "1"):
-            raise ValueError(
-                f"minimax argument decoy={arguments['decoy']!r} is not allowed; it must be 0 "
-                "(no false Flag) or 1 (a false Flag, the full game's default)"
-            )
-        decoy = arguments["decoy"] == "1"
+    switches: dict[str, bool | None] = {}
+    for name, meaning in (
+        ("decoy", "(no false Flag) or 1 (a false Flag, the full game's default)"),
+        (
+            "corner",
+            "(the Flag where the heuristic's rule puts it) or 1 (in a back corner, the default)",
+        ),
+    ):
+        switches[name] = None
+        if name in arguments:
+            if arguments[name] not in ("0", "1"):
+                raise ValueError(
+                    f"minimax argument {name}={arguments[name]!r} is not allowed; it must be 0 "
+                    + meaning
+                )
+            switches[name] = arguments[name] == "1"
     text = ",".join(f"{k}={v}" for k, v in arguments.items())
     spec = f"minimax:{text}" if text else "minimax"
     return MinimaxBot(
         seed, keywords, worlds=worlds, depth=depth, time_limit=time_limit, spec=spec,
-        guard=guard, decoy=decoy,
+        guard=guard, **switches,
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import feral_envs
-from agents.heuristic.hidden_ranks import decoy_plan, guarded_plan, plan_setup
+from agents.heuristic.hidden_ranks import corner_plan, decoy_plan, guarded_plan, plan_setup
 from agents.registry import load_policy
 from agents.search import hidden_ranks as S
 from agents.search.hidden_ranks import MinimaxBot, make_minimax
@@ -232,6 +232,10 @@ def test_minimax_arguments():
         make_minimax({"decoy": "1"}, 0, keywords)
     with pytest.raises(ValueError, match=r"decoy='yes' is not allowed; it must be 0.*or 1"):
         make_minimax({"decoy": "yes"}, 0, {"mode": "full"})
+    assert make_minimax({}, 0, {"mode": "full"}).setup_bot.corner is True
+    assert make_minimax({"corner": "0"}, 0, {"mode": "full"}).setup_bot.corner is False
+    with pytest.raises(ValueError, match=r"corner='2' is not allowed; it must be 0.*or 1"):
+        make_minimax({"corner": "2"}, 0, keywords)
     with pytest.raises(
         ValueError, match="mode='huge' is not allowed; choose one of: 'full', 'quick'"
     ):
@@ -346,12 +350,44 @@ def test_the_decoy_plan_walls_a_sergeant_on_the_back_row_as_the_flag_is_walled()
     assert decoy_plan(np.random.default_rng(0), quick) == quick  # no spare Bomb, no Sergeant
 
 
+def test_the_corner_plan_moves_the_flag_and_two_of_its_bombs_to_the_nearer_corner():
+    army = rules.ARMIES["full"]
+    moved = 0
+    for seed in range(60):
+        plain = guarded_plan(np.random.default_rng(seed), army, 4)
+        plan = corner_plan({rank: list(squares) for rank, squares in plain.items()})
+        assert {rank: len(plan[rank]) for rank in plan} == army
+        squares = [square for squares in plan.values() for square in squares]
+        assert len(set(squares)) == len(squares) == 40
+        before, flag = plain[FLAG][0], plan[FLAG][0]
+        assert flag == (0 if before % 10 < 5 else 9)  # the nearer back corner
+        assert walls_of(flag) <= set(plan[BOMB])
+        changed = {q for q in range(40) if rank_at(plan, q) != rank_at(plain, q)}
+        assert changed <= {before, flag} | walls_of(before) | walls_of(flag)
+        moved += before != flag
+        # With the false Flag after it: both enclosures, apart.
+        both = decoy_plan(np.random.default_rng(seed), plan)
+        decoy = next(q for q in both[4] if q < 10 and walls_of(q) <= set(both[BOMB]))
+        assert both[FLAG] == [flag] and abs(decoy % 10 - flag % 10) >= 3
+    assert moved >= 40  # the rule puts the Flag in a corner a fifth of the time
+    quick = plan_setup(np.random.default_rng(0), rules.ARMIES["quick"])
+    assert corner_plan(quick) == quick  # the quick game's Flag is in a corner already
+
+
 def rank_at(plan: dict[int, list[int]], square: int) -> int:
     return next((rank for rank, squares in plan.items() if square in squares), 0)
 
 
-@pytest.mark.parametrize(("spec", "decoy"), [("minimax", True), ("minimax:decoy=0", False)])
-def test_the_full_game_bot_sets_a_false_flag_on_the_board(spec, decoy):
+@pytest.mark.parametrize(
+    ("spec", "decoy", "corner"),
+    [
+        ("minimax", True, True),
+        ("minimax:decoy=0", False, True),
+        ("minimax:corner=0", True, False),
+        ("minimax:decoy=0,corner=0", False, False),
+    ],
+)
+def test_the_full_game_bot_sets_a_false_flag_on_the_board(spec, decoy, corner):
     keywords = {"mode": "full", "setup": "choose"}
     env = feral_envs.make(GAME, **keywords)
     env.reset(seed=3)
@@ -379,8 +415,12 @@ def test_the_full_game_bot_sets_a_false_flag_on_the_board(spec, decoy):
                 for t in [q + 10 * front] + [q + d for d in (-1, 1) if 0 <= q % 10 + d < 10]
             )
         ]
-        assert any(rank[q] == FLAG for q in walled)
+        flag = next(q for q in walled if rank[q] == FLAG)
         assert any(rank[q] == 4 for q in walled) == decoy
+        if corner:  # seed 3's rule puts the Flag in a middle column: the corner is the move
+            assert flag % 10 in (0, 9)
+        else:
+            assert flag % 10 not in (0, 9)
 
 
 def test_the_bot_and_the_guarded_heuristic_set_the_marshal_by_the_flag():
@@ -621,6 +661,8 @@ def test_the_docs_table_names_every_argument_and_default():
     decoy = next(row for row in rows if row.startswith("| `decoy`"))
     on = {mode: f"`{int(S.DEFAULT_DECOY[mode])}`" for mode in ("quick", "full")}
     assert decoy.endswith(f"{on['full']} in the full game, {on['quick']} in the quick |")
+    corner = next(row for row in rows if row.startswith("| `corner`"))
+    assert corner.endswith(f"| `{int(S.DEFAULT_CORNER)}` |")
 
 
 def test_the_keep_term_is_on_in_the_full_game_only_as_documented():

@@ -84,6 +84,7 @@ two mobile pieces far higher (a player left without a move loses); striking the 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,6 +288,13 @@ def flag_guard_rank(army: dict[int, int]) -> int:
     return next((r for r in (4, 5, 6) if army.get(r)), SCOUT)
 
 
+def _walls(square: int) -> list[int]:
+    """The home squares beside back-row square ``square`` (ego, row 0 at the back): the one
+    in front, then its sides on the board."""
+    col = square % SIDE
+    return [square + SIDE] + [square + d for d in (-1, 1) if 0 <= col + d < SIDE]
+
+
 def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list[int]]:
     """Ego home squares (``0..39``, row 0 at the back) for each rank of ``army``."""
     free = set(range(rules.N_HOME))
@@ -308,7 +316,7 @@ def plan_setup(rng: np.random.Generator, army: dict[int, int]) -> dict[int, list
     # Too few Bombs to close the three sides of a middle square: a corner, with two sides.
     flag = int(rng.integers(SIDE)) if bombs >= 3 else int(rng.choice([0, SIDE - 1]))
     put(FLAG, flag)
-    around = [flag + SIDE] + [flag + d for d in (-1, 1) if 0 <= flag % SIDE + d < SIDE]
+    around = _walls(flag)
     if bombs < len(around):
         rng.shuffle(around)
     for square in around[:bombs]:
@@ -372,14 +380,9 @@ def guarded_plan(rng: np.random.Generator, army: dict[int, int], rank: int) -> d
     return plan
 
 
-def _walls(square: int) -> list[int]:
-    """The home squares beside back-row square ``square`` (ego, row 0 at the back): the one
-    in front, then its sides on the board."""
-    col = square % SIDE
-    return [square + SIDE] + [square + d for d in (-1, 1) if 0 <= col + d < SIDE]
-
-
-def _plan_of(where: dict[int, int | None], ranks: Any) -> dict[int, list[int]]:
+def _plan_of(where: dict[int, int | None], ranks: Iterable[int]) -> dict[int, list[int]]:
+    """The plan (squares by rank, each rank of ``ranks``) of ``where`` (rank by square, None
+    for an empty square)."""
     out: dict[int, list[int]] = {rank: [] for rank in ranks}
     for square in sorted(where):
         if where[square] is not None:
@@ -423,9 +426,9 @@ def decoy_plan(rng: np.random.Generator, plan: dict[int, list[int]]) -> dict[int
     like the Flag's, so a Miner that hunts the Flag by its Bombs may take one of them and
     meet a Sergeant, which beats it. Unchanged where the spare Bombs cannot wall such a square
     or the army has no such piece (the quick game)."""
-    where: dict[int, int | None] = {s: rank for rank, squares in plan.items() for s in squares}
     if FLAG not in plan or not plan[FLAG] or not plan.get(DECOY_RANK):
         return plan
+    where: dict[int, int | None] = {s: rank for rank, squares in plan.items() for s in squares}
     flag = plan[FLAG][0]
     flag_walls = set(_walls(flag))
     spare = [s for s in plan.get(BOMB, []) if s not in flag_walls]

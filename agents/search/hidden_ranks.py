@@ -510,9 +510,10 @@ DEFAULT_DEPTH = {"quick": 4, "full": 3}
 have more moves a ply)."""
 DEFAULT_DECOY = {"quick": False, "full": True}
 """Whether the setup adds a false Flag (:func:`agents.heuristic.hidden_ranks.decoy_plan`), by
-mode: the full game's spare Bombs wall a Sergeant on the back row (+205 [+168, +243] against
-+163 [+124, +201] without, on the same 400 games of seeds 40 and 41, docs/search.md); the
-quick game has no spare Bomb."""
+mode: the full game's spare Bombs wall a Sergeant on the back row (with ``corner=0``, +205
+[+168, +243] against +163 [+124, +201] without it, on the same 400 games of seeds 40 and 41;
+with the corner, +219 [+197, +244] over seeds 40 to 45, docs/search.md); the quick game has
+no spare Bomb."""
 DEFAULT_CORNER = True
 """Whether the setup moves the Flag to the nearer back corner
 (:func:`agents.heuristic.hidden_ranks.corner_plan`): with the false Flag, +211 [+173, +250]

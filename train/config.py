@@ -314,8 +314,8 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
     # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
-    # over the run: `make train` from a fresh clone rated +35 [+18, +52] relative to the bot
-    # (greedily +45), in 23 min on a machine 1.5 times slower than the 14 min of 2026-12-05;
+    # over the run: `make train` from a fresh clone rated +30 [+14, +47] relative to the bot
+    # (greedily +48) in 13 min 47 s on the quiet machine (+35 in 23 min on a slower one);
     # in a three-seed ablation (the schedules then one rollout later) +16, +20, +0, greedily
     # +40, +31, +26, against +7, -13, -12 and +26, +12, +10 with them constant. See
     # docs/training.md, "Default runs".

@@ -192,8 +192,24 @@ def bot_opponent(spec: str, game: str, keywords: dict[str, Any]) -> Opponent:
     return PolicyOpponent(spec, lambda seed: load_policy(spec, game, seed, keywords))
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; ``platform.processor()`` elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def package_versions() -> dict[str, str]:
-    versions = {"python": sys.version.split()[0], "platform": platform.platform()}
+    versions = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+    }
     for name in (
         "feral-envs",
         "numpy",
@@ -309,8 +325,11 @@ class Trainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "pool").mkdir(exist_ok=True)
         (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
-        (self.run_dir / "versions.json").write_text(json.dumps(package_versions(), indent=1) + "\n")
-        policy_class, kwargs = network(c.trunk, c.heads, c.board, use_bf16(c.precision))
+        bf16 = use_bf16(c.precision)
+        # What --precision resolved to here: a run on a CPU without AMX computes in float32.
+        versions = package_versions() | {"trunk_format": "bfloat16" if bf16 else "float32"}
+        (self.run_dir / "versions.json").write_text(json.dumps(versions, indent=1) + "\n")
+        policy_class, kwargs = network(c.trunk, c.heads, c.board, bf16)
         self.model = MaskablePPO(
             policy_class,
             self.env,

@@ -18,6 +18,7 @@ from agents.networks.mlp import ActorMLP
 from agents.networks.policy_file import read_policy_file
 from train.config import TrainConfig, scaled_games
 from train.evaluate import play_match
+from train.policy import use_bf16
 from train.run import Interrupted, ResumeError, Trainer, remap_key, train
 from train.vec_env import SelfPlayVecEnv
 
@@ -64,7 +65,8 @@ def test_a_run_writes_its_files_and_logs(tmp_path):
     assert list((run / "tb").glob("events.out.tfevents.*"))
     assert TrainConfig.from_json(json.loads((run / "config.json").read_text())) == config()
     versions = json.loads((run / "versions.json").read_text())
-    assert {"python", "torch", "stable-baselines3", "sb3-contrib", "numpy"} <= set(versions)
+    assert {"python", "cpu", "torch", "stable-baselines3", "sb3-contrib", "numpy"} <= set(versions)
+    assert versions["trunk_format"] == ("bfloat16" if use_bf16(config().precision) else "float32")
     snapshots = sorted(p.name for p in (run / "pool").glob("*.zip"))
     assert snapshots == [f"snapshot_{s}.zip" for s in (1024, 1536, 2048, 2560, 512)]
     _, meta = read_policy_file(run, TOY4)

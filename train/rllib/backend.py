@@ -272,6 +272,7 @@ class RLlibTrainer:
         (self.run_dir / "config.json").write_text(json.dumps(c.to_json(), indent=1) + "\n")
         versions = package_versions()
         versions["ray"] = _version("ray")
+        versions["trunk_format"] = "float32"  # RLlib's learner trains in float32 (above)
         (self.run_dir / "versions.json").write_text(json.dumps(versions, indent=1) + "\n")
         init_ray(c)
         self.algo = build_algorithm(c)

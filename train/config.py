@@ -316,8 +316,9 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
     # over the run: `make train` from a fresh clone rated +30 [+14, +47] relative to the bot
     # (greedily +48) in 13 min 47 s on the quiet machine (+35 in 23 min on a slower one);
-    # in a three-seed ablation (the schedules then one rollout later) +16, +20, +0, greedily
-    # +40, +31, +26, against +7, -13, -12 and +26, +12, +10 with them constant. See
+    # seeds 2 and 3 +2 and +12 (greedily +11, +35), their lower ends below 0. In a
+    # three-seed ablation (the schedules then one rollout later) +16, +20, +0, greedily +40,
+    # +31, +26, against +7, -13, -12 and +26, +12, +10 with them constant. See
     # docs/training.md, "Default runs".
     "lost_heir": {
         "timesteps": 10_000_000,

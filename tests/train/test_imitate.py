@@ -128,7 +128,8 @@ def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path
         assert message in capsys.readouterr().err
         assert not out.exists()  # refused before the run began
     # A teacher without a warm start would be ignored: refused, naming what is missing.
-    argv = ["lost_ranks", "--imitation-teacher", "heuristic", "--out", str(tmp_path / "lr")]
+    argv = ["lost_ranks", "--imitation-teacher", "heuristic", "--imitation-decisions", "0"]
+    argv += ["--out", str(tmp_path / "lr")]
     assert main(argv) == 2
     assert "give --imitation-decisions N too" in capsys.readouterr().err
 

@@ -340,9 +340,9 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # A round moves the lead by at most 12 points (each army scores 0..6). Lost Heir's recipe
     # (the clone of 600k heuristic decisions, the wider network, the heuristic-heavy pool,
     # the schedules to 0) with 6M decisions of PPO: -246 [-269, -226] relative to the bot
-    # in its final arena, in about 10 min, against -675 for the plain-PPO default before
-    # (2M decisions, 64x64), which the new one beat 72.5 % head to head (its 2M version);
-    # still far below the bot. See docs/training.md, "Default runs".
+    # in its final arena, in 11 min 27 s from a fresh clone, against -675 for the plain-PPO
+    # default before (2M decisions, 64x64), which the new recipe's 2M version beat 72.5 %
+    # head to head; still far below the bot. See docs/training.md, "Default runs".
     "lost_ranks": {
         "timesteps": 6_000_000,
         "points_scale": 0.1,

@@ -306,6 +306,25 @@ BACKENDS = ("sb3", "rllib")
 PRECISIONS = ("auto", "fp32", "bf16")
 """The number formats of ``--precision`` (:func:`train.policy.use_bf16`)."""
 
+CARD_GAME_RECIPE: dict[str, Any] = {
+    "imitation_decisions": 600_000,
+    "imitation_epochs": 6,
+    "trunk": (256,),
+    "heads": (128,),
+    "learning_rate": 5e-4,
+    "learning_rate_end": 0.0,
+    "ent_coef": 0.005,
+    "ent_coef_end": 0.0,
+    "weight_snapshots": 0.3,
+    "weight_heuristic": 0.6,
+    "weight_random": 0.1,
+    "snapshot_every": 1_000_000,
+    "eval_every": 1_000_000,
+}
+"""The card games' default recipe (Lost Heir's, taken by Lost Ranks on 2026-12-07): a clone
+of 600k heuristic decisions (6 epochs) into a wider network, then PPO against a pool that is
+60 % the heuristic, the step size and entropy coefficient falling linearly to 0."""
+
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
     # hand's reward within about +-1.25, comparable with the +-1 for the game.
@@ -323,19 +342,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "lost_heir": {
         "timesteps": 10_000_000,
         "points_scale": 0.05,
-        "imitation_decisions": 600_000,
-        "imitation_epochs": 6,
-        "trunk": (256,),
-        "heads": (128,),
-        "learning_rate": 5e-4,
-        "learning_rate_end": 0.0,
-        "ent_coef": 0.005,
-        "ent_coef_end": 0.0,
-        "weight_snapshots": 0.3,
-        "weight_heuristic": 0.6,
-        "weight_random": 0.1,
-        "snapshot_every": 1_000_000,
-        "eval_every": 1_000_000,
+        **CARD_GAME_RECIPE,
     },
     # A round moves the lead by at most 12 points (each army scores 0..6). Lost Heir's recipe
     # (the clone of 600k heuristic decisions, the wider network, the heuristic-heavy pool,
@@ -346,19 +353,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     "lost_ranks": {
         "timesteps": 6_000_000,
         "points_scale": 0.1,
-        "imitation_decisions": 600_000,
-        "imitation_epochs": 6,
-        "trunk": (256,),
-        "heads": (128,),
-        "learning_rate": 5e-4,
-        "learning_rate_end": 0.0,
-        "ent_coef": 0.005,
-        "ent_coef_end": 0.0,
-        "weight_snapshots": 0.3,
-        "weight_heuristic": 0.6,
-        "weight_random": 0.1,
-        "snapshot_every": 1_000_000,
-        "eval_every": 1_000_000,
+        **CARD_GAME_RECIPE,
     },
     # No score: the reward is the game's result only. The default run clones 150k decisions
     # of the heuristic with its Marshal by its Flag (heuristic:guard=10, +157 and +172 Elo

@@ -136,6 +136,7 @@ def _group_of(name: str) -> str:
         "imitation_teacher",
         "imitation_epochs",
         "imitation_learning_rate",
+        "imitation_batch_size",
     ):
         return "pool"
     return "ppo"

@@ -139,6 +139,8 @@ class TrainConfig:
     """Passes over the teacher's decisions when cloning them."""
     imitation_learning_rate: float = 1e-3
     """Adam step size while cloning (PPO's --learning-rate applies afterwards)."""
+    imitation_batch_size: int = 2048
+    """Minibatch size while cloning (PPO's --batch-size applies afterwards)."""
     checkpoint_every: int = 100_000
     """Learner decisions between checkpoints (one is also written at the end and on Ctrl-C)."""
     eval_every: int = 500_000
@@ -209,6 +211,7 @@ class TrainConfig:
             "pool_size",
             "checkpoint_every",
             "imitation_epochs",
+            "imitation_batch_size",
         )
         for name in positive:
             if getattr(self, name) < 1:

@@ -186,6 +186,8 @@ def collect_demonstrations(
 @dataclass
 class PretrainStats:
     epochs: int
+    steps: int
+    """Minibatch updates made: ``epochs`` passes over the fitted part in ``batch_size``."""
     policy_loss: float
     """Mean cross-entropy of the teacher's actions in the last epoch (training part)."""
     value_loss: float
@@ -227,6 +229,7 @@ def pretrain(
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     policy_loss = value_loss = float("nan")
+    steps = 0
     for _ in range(epochs):
         rng.shuffle(fit)
         losses = []
@@ -240,6 +243,7 @@ def pretrain(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
             optimizer.step()
+            steps += 1
             losses.append((p_loss.item(), v_loss.item()))
         policy_loss, value_loss = (float(x) for x in np.mean(losses, axis=0))
     policy.set_training_mode(False)
@@ -251,6 +255,7 @@ def pretrain(
             correct += int((dist.distribution.probs.argmax(dim=1) == actions).sum())
     return PretrainStats(
         epochs=epochs,
+        steps=steps,
         policy_loss=policy_loss,
         value_loss=value_loss,
         accuracy=correct / n_test if n_test else float("nan"),

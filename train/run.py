@@ -389,7 +389,7 @@ class Trainer:
             data,
             epochs=c.imitation_epochs,
             learning_rate=c.imitation_learning_rate,
-            batch_size=c.batch_size,
+            batch_size=c.imitation_batch_size,
             vf_coef=c.vf_coef,
             max_grad_norm=c.max_grad_norm,
             seed=c.seed + 5,
@@ -402,13 +402,15 @@ class Trainer:
         logger.record("imitation/games", data.games)
         logger.record("imitation/collect_seconds", data.seconds)
         logger.record("imitation/fit_seconds", stats.seconds)
+        logger.record("imitation/steps", stats.steps)
         logger.record("imitation/policy_loss", stats.policy_loss)
         logger.record("imitation/value_loss", stats.value_loss)
         logger.record("imitation/accuracy", stats.accuracy)
         logger.dump(0)
         print(
             f"imitation: {len(data):,} decisions of {c.imitation_teacher} ({data.games} games, "
-            f"{data.seconds:.0f} s), {stats.epochs} epochs ({stats.seconds:.0f} s): "
+            f"{data.seconds:.0f} s), {stats.epochs} epochs in {stats.steps:,} minibatches of "
+            f"{c.imitation_batch_size} ({stats.seconds:.0f} s): "
             f"agrees with it on {stats.accuracy:.1%} of {stats.held_out:,} "
             f"held-out decisions; the clone is {self.run_dir / CLONE_FILE}",
             file=sys.stderr,

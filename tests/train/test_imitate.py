@@ -87,6 +87,8 @@ def test_a_run_with_imitation_logs_it(tmp_path):
         "600",
         "--imitation-epochs",
         "2",
+        "--imitation-batch-size",
+        "128",
         "--out",
         str(run),
         *TINY,
@@ -97,6 +99,10 @@ def test_a_run_with_imitation_logs_it(tmp_path):
     first = json.loads((run / "metrics.jsonl").read_text().splitlines()[0])
     assert first["step"] == 0 and first["imitation/decisions"] >= 600
     assert 0.0 <= first["imitation/accuracy"] <= 1.0
+    # Two passes over the nine tenths not held out, in minibatches of 128.
+    fitted = first["imitation/decisions"] - first["imitation/decisions"] // 10
+    assert first["imitation/steps"] == 2 * -(-fitted // 128)
+    assert "2 epochs in" in out.stderr and "minibatches of 128" in out.stderr
     # The clone is kept beside the run, and the final arena rates it with the final policy.
     clone, meta = read_policy_file(run / "imitation.zip", LOST_HEIR)
     final, _ = read_policy_file(run / "model.zip", LOST_HEIR)
@@ -107,11 +113,19 @@ def test_a_run_with_imitation_logs_it(tmp_path):
     assert "imitation" in {row["agent"] for row in board["leaderboard"]}
 
 
-@pytest.mark.parametrize("value", ["-1", "x"])
-def test_bad_imitation_settings_are_refused(value):
-    out = cli("lost_heir", "--imitation-decisions", value)
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("--imitation-decisions", "-1"),
+        ("--imitation-decisions", "x"),
+        ("--imitation-batch-size", "0"),
+        ("--imitation-epochs", "0"),
+    ],
+)
+def test_bad_imitation_settings_are_refused(flag, value):
+    out = cli("lost_heir", flag, value)
     assert out.returncode == 2
-    assert "imitation-decisions" in out.stderr
+    assert flag in out.stderr
 
 
 def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path):

@@ -358,20 +358,24 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "points_scale": 0.1,
         **CARD_GAME_RECIPE,
     },
-    # No score: the reward is the game's result only. The default run clones 150k decisions
+    # No score: the reward is the game's result only. The default run clones 225k decisions
     # of the heuristic with its Marshal by its Flag (heuristic:guard=10, +157 and +172 Elo
-    # over the plain heuristic in the quick game) into the board network (5 epochs, about 9
-    # minutes), then trains 57k decisions of PPO (about 500 a second) against a pool that is
-    # half random. The clone is the strength: full game, 11 min 31 s in all, the final policy
-    # +420 [+344, +525] over random; quick game, 12 min 33 s, -7 [-72, +57] relative to the
-    # heuristic, greedy +61 [+2, +118] (the plain heuristic's clone: -148, greedy -43; the
-    # plain-PPO default: full +25 over random); docs/training.md, "Default runs".
+    # over the plain heuristic in the quick game) into the board network (3 epochs in
+    # minibatches of 256, about 10 minutes in all), then trains 57k decisions of PPO (about
+    # 500 a second) against a pool that is half random. The clone is the strength, and small
+    # minibatches make it: 150k decisions fitted in minibatches of 2048 (5 epochs, the default
+    # before) gave a clone at -24 relative to the heuristic, in minibatches of 256 (3 epochs)
+    # +26. Quick game, seeds 1 and 2: +65 [+5, +132] and +92 [+30, +154] relative to the
+    # heuristic in 13 min 28 s and 12 min 49 s (the default before: -7 and -9); full game
+    # +431 [+337, +566] over random in 13 min 39 s (before: +420); docs/training.md,
+    # "Default runs".
     "hidden_ranks": {
         "timesteps": 50_000,
         "points_scale": 0.0,
-        "imitation_decisions": 150_000,
+        "imitation_decisions": 225_000,
         "imitation_teacher": "heuristic:guard=10",
-        "imitation_epochs": 5,
+        "imitation_epochs": 3,
+        "imitation_batch_size": 256,
         "board": (32, 32, 32, 32),
         "learning_rate": 1e-4,
         "ent_coef": 0.001,

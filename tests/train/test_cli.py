@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from train.config import GAME_DEFAULTS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -188,12 +190,15 @@ def test_the_rllib_backend_drops_the_sb3_warm_start_of_the_game_defaults(monkeyp
         assert f"{option} is an SB3-backend option" in capsys.readouterr().err
 
 
+HR_CLONE = GAME_DEFAULTS["hidden_ranks"]["imitation_decisions"]
+
+
 @pytest.mark.parametrize(
     "extra,board,trunk,imitation",
     [
-        ((), (32, 32, 32, 32), None, 150_000),
-        (("--trunk", "128"), (), (128,), 150_000),
-        (("--board",), (), None, 150_000),
+        ((), (32, 32, 32, 32), None, HR_CLONE),
+        (("--trunk", "128"), (), (128,), HR_CLONE),
+        (("--board",), (), None, HR_CLONE),
         (("--backend", "rllib"), (), None, 0),
     ],
 )

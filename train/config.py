@@ -330,8 +330,8 @@ of 600k heuristic decisions (6 epochs in minibatches of 512) into a wider networ
 against a pool that is 60 % the heuristic, the step size and entropy coefficient falling
 linearly to 0. Minibatches of 512 instead of 2048 (2026-12-07): the clones agree with the
 bot on 92.3 % and 85.4 % instead of 90.9 % and 83.0 %, and the runs' final policies rated
-+39 and +41 (Lost Heir, seeds 1 and 2; +30 and +2 before) and -147 (Lost Ranks; -246
-before) relative to the heuristic."""
++39, +41 and +42 (Lost Heir, seeds 1 to 3; +30, +2 and +12 before) and -147 (Lost Ranks;
+-246 before) relative to the heuristic."""
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
@@ -340,9 +340,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # epochs, a wider network to hold it) and then plays mostly against the bot, which it
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
-    # AMX (--precision auto). Since the clone is fitted in minibatches of 512: seeds 1 and 2
-    # +39 [+22, +56] and +41 [+25, +58] relative to the bot (greedily +69, +72); the
-    # figures that follow are of minibatches of 2048. The step size and the entropy
+    # AMX (--precision auto). Since the clone is fitted in minibatches of 512: seeds 1, 2 and
+    # 3 +39 [+22, +56], +41 [+25, +58] and +42 [+25, +59] relative to the bot (greedily +69,
+    # +72, +74); `make train` from a fresh clone 15 min 41 s on a slower day. The figures
+    # that follow are of minibatches of 2048. The step size and the entropy
     # coefficient fall linearly to 0 over the run: `make train` from a fresh clone rated
     # +30 [+14, +47] relative to the bot
     # (greedily +48) in 13 min 47 s on the quiet machine (+35 in 23 min on a slower one);

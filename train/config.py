@@ -340,17 +340,15 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # epochs, a wider network to hold it) and then plays mostly against the bot, which it
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
     # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
-    # AMX (--precision auto). Since the clone is fitted in minibatches of 512: seeds 1, 2 and
-    # 3 +39 [+22, +56], +41 [+25, +58] and +42 [+25, +59] relative to the bot (greedily +69,
-    # +72, +74); `make train` from a fresh clone 15 min 41 s on a slower day. The figures
-    # that follow are of minibatches of 2048. The step size and the entropy
-    # coefficient fall linearly to 0 over the run: `make train` from a fresh clone rated
-    # +30 [+14, +47] relative to the bot
-    # (greedily +48) in 13 min 47 s on the quiet machine (+35 in 23 min on a slower one);
-    # seeds 2 and 3 +2 and +12 (greedily +11, +35), their lower ends below 0. In a
-    # three-seed ablation (the schedules then one rollout later) +16, +20, +0, greedily +40,
-    # +31, +26, against +7, -13, -12 and +26, +12, +10 with them constant. See
-    # docs/training.md, "Default runs".
+    # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
+    # over the run. With the clone fitted in minibatches of 512 (CARD_GAME_RECIPE), seeds 1,
+    # 2 and 3 rated +39 [+22, +56], +41 [+25, +58] and +42 [+25, +59] relative to the bot
+    # (greedily +69, +72, +74); `make train` from a fresh clone took 15 min 41 s on a slower
+    # day. With minibatches of 2048: `make train` +30 [+14, +47] (greedily +48) in 13 min
+    # 47 s on the quiet machine (+35 in 23 min on a slower one), seeds 2 and 3 +2 and +12,
+    # their lower ends below 0; in a three-seed ablation (the schedules then one rollout
+    # later) +16, +20, +0, greedily +40, +31, +26, against +7, -13, -12 and +26, +12, +10
+    # with the schedules constant. See docs/training.md, "Default runs".
     "lost_heir": {
         "timesteps": 10_000_000,
         "points_scale": 0.05,
@@ -359,11 +357,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # A round moves the lead by at most 12 points (each army scores 0..6). Lost Heir's recipe
     # (the clone of 600k heuristic decisions, the wider network, the heuristic-heavy pool,
     # the schedules to 0) with 6M decisions of PPO: -147 [-165, -129] relative to the bot in
-    # its final arena with the clone fitted in minibatches of 512 (13 min 13 s beside
-    # another run); -246 [-269, -226] with minibatches of 2048, in 11 min 27 s from a fresh
-    # clone, against -675 for the plain-PPO
-    # default before (2M decisions, 64x64), which the new recipe's 2M version beat 72.5 %
-    # head to head; still far below the bot. See docs/training.md, "Default runs".
+    # its final arena, in 11 min 38 s from a fresh clone; -246 [-269, -226] with the clone
+    # in minibatches of 2048, and -675 for the plain-PPO default before that (2M decisions,
+    # 64x64), which the recipe's 2M version beat 72.5 % head to head. Still far below the
+    # bot. See docs/training.md, "Default runs".
     "lost_ranks": {
         "timesteps": 6_000_000,
         "points_scale": 0.1,
@@ -376,10 +373,10 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # 500 a second) against a pool that is half random. The clone is the strength, and small
     # minibatches make it: 150k decisions fitted in minibatches of 2048 (5 epochs, the default
     # before) gave a clone at -24 relative to the heuristic, in minibatches of 256 (3 epochs)
-    # +26. Quick game, seeds 1 and 2: +65 [+5, +132] and +92 [+30, +154] relative to the
-    # heuristic in 13 min 28 s and 12 min 49 s (the default before: -7 and -9); full game
-    # +431 [+337, +566] over random in 13 min 39 s (before: +420); docs/training.md,
-    # "Default runs".
+    # +26. Quick game, seeds 1, 2 and 3: +65 [+5, +132], +92 [+30, +154] and +57 [-5, +120]
+    # relative to the heuristic, in about 13 minutes each (the default before: -7 and -9 on
+    # seeds 1 and 2); full game +431 [+337, +566] over random in 13 min 39 s (before: +420);
+    # docs/training.md, "Default runs".
     "hidden_ranks": {
         "timesteps": 50_000,
         "points_scale": 0.0,

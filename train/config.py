@@ -339,18 +339,17 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # The default run starts from a clone of the heuristic bot (600k of its decisions, 6
     # epochs, a wider network to hold it) and then plays mostly against the bot, which it
     # must learn to exploit; without the clone the 2M-decision default scored 4 % against
-    # the bot. 10M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
+    # the bot. 9M decisions on torch's one thread, the trunk in bfloat16 where the CPU has
     # AMX (--precision auto). The step size and the entropy coefficient fall linearly to 0
-    # over the run. With the clone fitted in minibatches of 512 (CARD_GAME_RECIPE), seeds 1,
-    # 2 and 3 rated +39 [+22, +56], +41 [+25, +58] and +42 [+25, +59] relative to the bot
-    # (greedily +69, +72, +74); `make train` from a fresh clone took 15 min 41 s on a slower
-    # day. With minibatches of 2048: `make train` +30 [+14, +47] (greedily +48) in 13 min
-    # 47 s on the quiet machine (+35 in 23 min on a slower one), seeds 2 and 3 +2 and +12,
-    # their lower ends below 0; in a three-seed ablation (the schedules then one rollout
-    # later) +16, +20, +0, greedily +40, +31, +26, against +7, -13, -12 and +26, +12, +10
-    # with the schedules constant. See docs/training.md, "Default runs".
+    # over the run. 9M (2026-12-07, was 10M) keeps `make train` within 15 minutes on a slow
+    # day: 10M took 15 min 41 s from a fresh clone on one (+39 [+22, +56] relative to the
+    # bot). 9M, seeds 1, 2 and 3: +38 [+21, +56], +25 [+8, +43], +35 [+19, +51] (greedily
+    # +57, +62, +72), 12 min 44 s to 13 min 21 s with two runs side by side; 10M: +39, +41,
+    # +42. With the clone in minibatches of 2048 (before CARD_GAME_RECIPE's 512), 10M: +30,
+    # +2, +12; in a three-seed ablation of the schedules (then one rollout later) +16, +20,
+    # +0, against +7, -13, -12 with both constant. See docs/training.md, "Default runs".
     "lost_heir": {
-        "timesteps": 10_000_000,
+        "timesteps": 9_000_000,
         "points_scale": 0.05,
         **CARD_GAME_RECIPE,
     },

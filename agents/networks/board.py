@@ -36,6 +36,7 @@ from torch import nn
 from agents.networks.actor import Actor, CheckpointError, weight_pair
 from agents.networks.mlp import symlog
 from agents.networks.policy_file import CONVS
+from agents.networks.threads import small_batch_threads
 from feral_envs.hidden_ranks.rules import N_DIRECTIONS, N_PLACE, OFF_BOARD, RAY
 
 GAMES = ("hidden_ranks",)
@@ -208,5 +209,5 @@ class ActorBoard(Actor):
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32)).reshape(len(obs), *BOARD, -1)
-        with torch.no_grad():
+        with small_batch_threads(len(x)), torch.no_grad():
             return policy_logits(trunk_features(x, self.convs), self.policy).numpy()

@@ -35,6 +35,7 @@ from torch import nn
 
 from agents.networks.actor import Actor, CheckpointError
 from agents.networks.policy_file import CARDS, encoding_module
+from agents.networks.threads import small_batch_threads
 from feral_envs.cards import CANNOT_WIN, NO_SUIT
 from feral_envs.core import GameCore
 
@@ -42,8 +43,6 @@ N_HEADS = 4
 """Attention heads of each encoder layer (the width must be a multiple)."""
 FOLLOW = 1e4
 """Logit of the heuristic's card where the gate is 0 (the others get 0)."""
-SMALL_BATCH = 8
-"""Batches up to this size are scored on one thread (play decides one card at a time)."""
 
 
 def card_inputs(core: GameCore) -> dict[str, torch.Tensor]:
@@ -194,11 +193,5 @@ class ActorCards(Actor):
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = torch.as_tensor(np.asarray(obs, dtype=np.float32).reshape(len(obs), -1))
-        threads = torch.get_num_threads()
-        if len(x) <= SMALL_BATCH:  # measured 2.4 ms a decision on one thread, 10 on two
-            torch.set_num_threads(1)
-        try:
-            with torch.no_grad():
-                return self.net.logits(x).numpy()
-        finally:
-            torch.set_num_threads(threads)
+        with small_batch_threads(len(x)), torch.no_grad():
+            return self.net.logits(x).numpy()

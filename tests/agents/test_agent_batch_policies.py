@@ -92,6 +92,40 @@ def test_mlp_logits_of_rows_are_those_of_each_row_alone(game, tmp_path):
     np.testing.assert_allclose(actor.logits(obs), alone, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_board_network_scores_small_batches_on_one_torch_thread(threads, tmp_path, monkeypatch):
+    # Row-by-row scoring on torch's other threads was 30 times slower on a busy machine
+    # (agents/networks/threads.py); the caller's thread count comes back afterwards.
+    import torch
+
+    import agents.networks.board as board
+    from agents.networks.threads import SMALL_BATCH
+
+    path = tiny_policy_file("hidden_ranks", tmp_path / "tiny.zip", "board")
+    actor = load_policy(f"ppo:{path}", "hidden_ranks", 0).actor
+    assert isinstance(actor, board.ActorBoard)
+    seen = []
+    real = board.trunk_features
+
+    def recording(x, convs):
+        seen.append(torch.get_num_threads())
+        return real(x, convs)
+
+    monkeypatch.setattr(board, "trunk_features", recording)
+    obs = np.stack([o for o, _ in positions("hidden_ranks")[: SMALL_BATCH + 1]])
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        alone = actor.logits(obs[:1])
+        actor.logits(obs[:SMALL_BATCH])
+        batched = actor.logits(obs)
+        assert seen == [1, 1, threads]
+        assert torch.get_num_threads() == threads
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_allclose(batched[:1], alone, rtol=1e-4, atol=1e-5)
+
+
 class Counter(BasePolicy):
     """Remembers its moves within a game; plays the legal action of index ``moves % n``."""
 

@@ -18,6 +18,7 @@ from typing import Any
 import feral_envs
 from train.config import (
     GAME_DEFAULTS,
+    WARM_START_SETTINGS,
     TrainConfig,
     dashed,
     default_config,
@@ -133,10 +134,7 @@ def _group_of(name: str) -> str:
         "opponent_deterministic",
         "init_from",
         "imitation_decisions",
-        "imitation_teacher",
-        "imitation_epochs",
-        "imitation_learning_rate",
-        "imitation_batch_size",
+        *WARM_START_SETTINGS,
     ):
         return "pool"
     return "ppo"
@@ -218,12 +216,14 @@ def main(argv: list[str] | None = None) -> int:
         config.board = ()  # --trunk asks for the MLP; the RLlib backend has no board network
     config.__post_init__()
     try:
-        if "imitation_teacher" in args and not config.imitation_decisions:
+        warm_start = [name for name in WARM_START_SETTINGS if name in args]
+        if warm_start and not config.imitation_decisions:
+            name = warm_start[0]
             raise ValueError(
-                f"--imitation-teacher {config.imitation_teacher} names the bot the warm start "
-                "clones, and this run has no warm start (--imitation-decisions 0, the default "
-                "with --init-from, --backend rllib or where the game has none): give "
-                "--imitation-decisions N too"
+                f"--{dashed(name)} {getattr(config, name)} sets the warm start, and this run "
+                "has none (--imitation-decisions 0, the default with --init-from, --backend "
+                "rllib or where the game has none), so it would be ignored: give "
+                "--imitation-decisions N too, or drop it"
             )
         config.check()
         feral_envs.game_core(game).make_config(**config.keywords)

@@ -303,6 +303,15 @@ class TrainConfig:
         return cls(**data)
 
 
+WARM_START_SETTINGS = (
+    "imitation_teacher",
+    "imitation_epochs",
+    "imitation_learning_rate",
+    "imitation_batch_size",
+)
+"""The fields that shape the warm start: given on the command line to a run without one
+(``imitation_decisions`` 0), they are refused rather than ignored."""
+
 BACKENDS = ("sb3", "rllib")
 """The training libraries of ``--backend``."""
 
@@ -330,8 +339,8 @@ of 600k heuristic decisions (6 epochs in minibatches of 512) into a wider networ
 against a pool that is 60 % the heuristic, the step size and entropy coefficient falling
 linearly to 0. Minibatches of 512 instead of 2048 (2026-12-07): the clones agree with the
 bot on 92.3 % and 85.4 % instead of 90.9 % and 83.0 %, and the runs' final policies rated
-+39, +41 and +42 (Lost Heir, seeds 1 to 3; +30, +2 and +12 before) and -147 (Lost Ranks;
--246 before) relative to the heuristic."""
++39, +41 and +42 (Lost Heir with 10M decisions, seeds 1 to 3; +30, +2 and +12 before) and
+-147 (Lost Ranks; -246 before) relative to the heuristic."""
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Per-hand points lead: a hand moves the lead by about -25..+25 points, so 0.05 keeps a
@@ -374,7 +383,9 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # before) gave a clone at -24 relative to the heuristic, in minibatches of 256 (3 epochs)
     # +26. Quick game, seeds 1, 2 and 3: +65 [+5, +132], +92 [+30, +154] and +57 [-5, +120]
     # relative to the heuristic, in about 13 minutes each (the default before: -7 and -9 on
-    # seeds 1 and 2); full game +431 [+337, +566] over random in 13 min 39 s (before: +420);
+    # seeds 1 and 2), and +70, +62 and +68 with every lower end above 0 in arenas of 120
+    # games a pair (--arena-games 120; the scaled 58 serve the full game's 15 minutes too);
+    # full game +431 [+337, +566] over random in 13 min 39 s (before: +420);
     # docs/training.md, "Default runs".
     "hidden_ranks": {
         "timesteps": 50_000,

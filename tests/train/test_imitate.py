@@ -141,11 +141,21 @@ def test_a_teacher_that_does_not_load_is_refused_before_the_run(capsys, tmp_path
         assert main(argv) == 2
         assert message in capsys.readouterr().err
         assert not out.exists()  # refused before the run began
-    # A teacher without a warm start would be ignored: refused, naming what is missing.
-    argv = ["lost_ranks", "--imitation-teacher", "heuristic", "--imitation-decisions", "0"]
-    argv += ["--out", str(tmp_path / "lr")]
-    assert main(argv) == 2
-    assert "give --imitation-decisions N too" in capsys.readouterr().err
+    # A teacher or any other warm-start setting without a warm start would be ignored:
+    # refused, naming the setting and what is missing.
+    for setting in (
+        ["--imitation-teacher", "heuristic"],
+        ["--imitation-epochs", "3"],
+        ["--imitation-batch-size", "256"],
+        ["--imitation-learning-rate", "0.01"],
+    ):
+        for no_warm_start in (["--imitation-decisions", "0"], ["--init-from", "x.zip"]):
+            out = tmp_path / "lr"
+            assert main(["lost_ranks", *setting, *no_warm_start, "--out", str(out)]) == 2
+            err = capsys.readouterr().err
+            assert f"{' '.join(setting)} sets the warm start" in err, err
+            assert "give --imitation-decisions N too" in err
+            assert not out.exists()
 
 
 @pytest.mark.parametrize(

@@ -75,3 +75,46 @@ def test_the_extras_hold_what_the_docs_promise():
     play = (ROOT / "docs" / "play.md").read_text()
     assert '".[train,notebooks]"' in play and "jupyter lab notebooks/" in play
     assert "README section" not in play
+
+
+def test_readme_default_runs_table_matches_the_defaults():
+    # The README's table of default runs restates each game's recipe by hand: its figures
+    # must be train.config's, so that a changed default cannot leave the table stale.
+    from train.config import default_config
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {
+        game: next(line for line in readme.splitlines() if line.startswith(start))
+        for game, start in (
+            ("lost_heir", "| `make train` (`python -m train lost_heir`) |"),
+            ("lost_ranks", "| `python -m train lost_ranks` |"),
+            ("hidden_ranks", "| `python -m train hidden_ranks --mode quick` |"),
+        )
+    }
+    heir = default_config("lost_heir")
+    ranks = default_config("lost_ranks")
+    board = default_config("hidden_ranks")
+    expected = {
+        "lost_heir": [
+            f"{heir.imitation_decisions:,} {heir.imitation_teacher} decisions cloned "
+            f"({heir.imitation_epochs} epochs, minibatches of {heir.imitation_batch_size})",
+            f"a trunk of {heir.trunk[0]} and heads of {heir.heads[0]};",
+            f"{heir.timesteps // 1_000_000}M decisions of PPO against a pool "
+            f"{round(heir.weight_heuristic * 100)} % the bot",
+            "step size and entropy coefficient falling linearly to 0",
+        ],
+        "lost_ranks": [f"Lost Heir's, with {ranks.timesteps // 1_000_000}M decisions"],
+        "hidden_ranks": [
+            f"{board.imitation_decisions:,} decisions of `{board.imitation_teacher}`",
+            f"({board.imitation_epochs} epochs, minibatches of {board.imitation_batch_size})",
+            f"{board.trained_timesteps:,} decisions of PPO against a pool half random",
+        ],
+    }
+    assert board.weight_random == 0.5  # "half random"
+    assert heir.learning_rate_end == heir.ent_coef_end == 0  # "falling linearly to 0"
+    for field in ("imitation_decisions", "imitation_epochs", "imitation_batch_size", "trunk"):
+        assert getattr(ranks, field) == getattr(heir, field), field  # "Lost Heir's"
+    assert len(heir.trunk) == len(heir.heads) == 1
+    for game, figures in expected.items():
+        for figure in figures:
+            assert figure in rows[game], (game, figure)

@@ -8,7 +8,8 @@ A run directory holds::
     metrics.jsonl      the same values, one JSON line per PPO iteration (appended on resume)
     pool/              snapshot_<step>.zip: the self-play snapshots (policy files, ppo:PATH)
     checkpoint/        model.zip (SB3 save + feral.json) and trainer.pkl (everything else
-                       needed to continue exactly: games in progress, rng states, pool)
+                       needed to continue exactly: games in progress, rng states, pool;
+                       the pool's snapshots by name, so resuming needs pool/)
     model.zip          the final policy (a policy file: ppo:RUN_DIR loads it)
     imitation.zip      with --imitation-decisions: the clone PPO started from (a policy file)
     leaderboard.md     the final arena (also leaderboard.json)
@@ -49,11 +50,12 @@ from stable_baselines3.common.logger import KVWriter, Logger, TensorBoardOutputF
 
 import feral_envs
 from agents.advice import advised_core
-from agents.networks.actor import CheckpointError
+from agents.networks.actor import Actor, CheckpointError
 from agents.networks.policy_file import (
     ACTOR_PREFIXES,
     actor_from_policy,
     policy_meta,
+    read_policy_file,
     write_policy_file,
 )
 from feral_envs import game_core
@@ -62,11 +64,14 @@ from train.advice import Par
 from train.config import SCALED, TrainConfig
 from train.evaluate import MatchResult, play_match
 from train.policy import add_meta, network, read_start_weights, use_bf16
-from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent
+from train.pool import Opponent, OpponentPool, PolicyOpponent, RandomOpponent, snapshot_name
 from train.vec_env import SelfPlayVecEnv
 
-STATE_FORMAT = 2
-"""``trainer.pkl``'s format: 2 since the heuristic opponents play on lanes (``train/pool.py``)."""
+STATE_FORMAT = 3
+"""``trainer.pkl``'s format: 2 since the heuristic opponents play on lanes (``train/pool.py``),
+3 since it names the pool's snapshots instead of holding their weights (``pool/`` does)."""
+READABLE_FORMATS = (2, 3)
+"""Formats :meth:`Trainer.restore` continues from."""
 CLONE_FILE = "imitation.zip"
 """The imitation clone's policy file in the run directory (``--imitation-decisions``)."""
 GREEDY = "greedy"
@@ -424,16 +429,23 @@ class Trainer:
         try:
             with open(ckpt / "trainer.pkl", "rb") as f:
                 state = pickle.load(f)
-            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            if not isinstance(state, dict) or state.get("format") not in READABLE_FORMATS:
                 raise ValueError("trainer.pkl is not a training state of this version")
             model = MaskablePPO.load(ckpt / "model.zip", env=self.env, device="cpu")
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, KeyError) as error:
+            self.pool.load_state_dict(state["pool"], self.read_snapshot)
+        except (
+            OSError,
+            pickle.UnpicklingError,
+            EOFError,
+            ValueError,
+            KeyError,
+            CheckpointError,
+        ) as error:
             raise ResumeError(f"cannot resume from {ckpt}: {error}") from None
         self.model = model
         # The step size's line runs to this config's --timesteps (a resume may extend it).
         model.learning_rate = learning_rate_schedule(self.config)
         model._setup_lr_schedule()
-        self.pool.load_state_dict(state["pool"])
         self.env.set_state(state["env"])
         model.num_timesteps = state["num_timesteps"]
         model._n_updates = state["n_updates"]
@@ -453,6 +465,10 @@ class Trainer:
         (self.run_dir / "config.json").write_text(
             json.dumps(self.config.to_json(), indent=1) + "\n"
         )
+
+    def read_snapshot(self, name: str) -> Actor:
+        """The pool member ``name``'s network, from the file written when it was added."""
+        return read_policy_file(self.run_dir / "pool" / f"{name}.zip", self.core)[0]
 
     # ------------------------------------------------------------------ during the run
 
@@ -506,9 +522,10 @@ class Trainer:
     def add_snapshot(self) -> None:
         step = self.model.num_timesteps
         actor = actor_from_policy(self.model.policy)
-        snapshot = self.pool.add_snapshot(actor, step)
         meta = policy_meta(self.core, actor, step, self.config.keywords)
-        write_policy_file(self.run_dir / "pool" / f"{snapshot.name}.zip", actor, meta)
+        # The file first: checkpoints name the snapshot and a resume reads it from there.
+        write_policy_file(self.run_dir / "pool" / f"{snapshot_name(step)}.zip", actor, meta)
+        self.pool.add_snapshot(actor, step)
 
     def quick_eval(self) -> None:
         """Match against random (``eval_game_count`` games), logged under ``eval/``."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
+import shutil
 import zipfile
 
 import numpy as np
@@ -193,6 +195,30 @@ def test_resume_without_a_checkpoint_fails_clearly(tmp_path):
     (tmp_path / "ok" / "checkpoint" / "trainer.pkl").write_bytes(b"garbage")
     with pytest.raises(ResumeError, match="cannot resume"):
         train(config(), tmp_path / "ok", core=TOY4, resume=True)
+
+
+def test_checkpoints_name_the_snapshots_and_a_format_2_checkpoint_still_resumes(tmp_path):
+    train(config(timesteps=1280), tmp_path / "b", core=TOY4)
+    pool = tmp_path / "b" / "pool"
+    steps = sorted(int(p.stem.removeprefix("snapshot_")) for p in pool.glob("*.zip"))
+    assert len(steps) >= 2
+    state = pickle.loads((tmp_path / "b" / "checkpoint" / "trainer.pkl").read_bytes())
+    # The weights stay in pool/: a checkpoint no longer grows with every snapshot.
+    assert state["format"] == 3 and state["pool"]["snapshots"] == steps
+    old = [(s, read_policy_file(pool / f"snapshot_{s}.zip", TOY4)[0].weights()) for s in steps]
+    state = state | {"format": 2, "pool": state["pool"] | {"snapshots": old}}
+    for name in ("c", "d"):
+        shutil.copytree(tmp_path / "b", tmp_path / name)
+    (tmp_path / "c" / "checkpoint" / "trainer.pkl").write_bytes(pickle.dumps(state))
+    (tmp_path / "d" / "pool" / f"snapshot_{steps[0]}.zip").unlink()
+    with pytest.raises(ResumeError, match=f"cannot resume .*snapshot_{steps[0]}.zip"):
+        train(config(timesteps=2048), tmp_path / "d", core=TOY4, resume=True)
+    for name in ("b", "c"):
+        train(config(timesteps=2048), tmp_path / name, core=TOY4, resume=True)
+    _, b = params(tmp_path / "b")
+    _, c = params(tmp_path / "c")
+    for key in b:
+        torch.testing.assert_close(b[key], c[key], rtol=0, atol=0)
 
 
 def test_quick_eval_rating_is_finite_and_ordered(tmp_path):

@@ -43,6 +43,7 @@ from agents.rllib import MaskedNet, RLlibPolicy, write_policy
 from feral_envs import game_core
 from train.config import TrainConfig
 from train.evaluate import MatchResult
+from train.pool import snapshot_name
 from train.rllib.env import LEARNER, SelfPlayMultiAgentEnv, set_pool, snapshot_module
 from train.run import (
     GREEDY,
@@ -352,7 +353,7 @@ class RLlibTrainer:
         self.snapshots.append({"step": int(self.step), "slot": slot})
         self._broadcast_pool()
         write_policy(
-            self.run_dir / "pool" / f"snapshot_{self.step}", self.learner_net(), self.meta()
+            self.run_dir / "pool" / snapshot_name(self.step), self.learner_net(), self.meta()
         )
 
     # ------------------------------------------------------------------ checkpoints
@@ -555,7 +556,7 @@ class RLlibTrainer:
         k = min(self.config.arena_snapshots, len(earlier))
         picks = sorted({round(j * (len(earlier) - 1) / max(k - 1, 1)) for j in range(k)})
         for j in picks:
-            name = f"snapshot_{earlier[j]['step']}"
+            name = snapshot_name(earlier[j]["step"])
             specs.append(f"{name}=rllib:{self.run_dir / 'pool' / name}")
         return specs
 

@@ -466,9 +466,13 @@ class Trainer:
             json.dumps(self.config.to_json(), indent=1) + "\n"
         )
 
+    def snapshot_file(self, name: str) -> Path:
+        """The policy file of the pool's snapshot ``name`` (written when it joins the pool)."""
+        return self.run_dir / "pool" / f"{name}.zip"
+
     def read_snapshot(self, name: str) -> Actor:
-        """The pool member ``name``'s network, from the file written when it was added."""
-        return read_policy_file(self.run_dir / "pool" / f"{name}.zip", self.core)[0]
+        """The pool member ``name``'s network, from its file (:meth:`snapshot_file`)."""
+        return read_policy_file(self.snapshot_file(name), self.core)[0]
 
     # ------------------------------------------------------------------ during the run
 
@@ -524,7 +528,7 @@ class Trainer:
         actor = actor_from_policy(self.model.policy)
         meta = policy_meta(self.core, actor, step, self.config.keywords)
         # The file first: checkpoints name the snapshot and a resume reads it from there.
-        write_policy_file(self.run_dir / "pool" / f"{snapshot_name(step)}.zip", actor, meta)
+        write_policy_file(self.snapshot_file(snapshot_name(step)), actor, meta)
         self.pool.add_snapshot(actor, step)
 
     def quick_eval(self) -> None:
@@ -678,7 +682,7 @@ class Trainer:
         picks = sorted({round(j * (len(earlier) - 1) / max(k - 1, 1)) for j in range(k)})
         for j in picks:
             name = earlier[j].name
-            specs.append(f"{name}=ppo:{self.run_dir / 'pool' / (name + '.zip')}")
+            specs.append(f"{name}=ppo:{self.snapshot_file(name)}")
         return specs
 
     def final_arena(self) -> dict[str, Any] | None:

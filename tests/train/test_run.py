@@ -21,6 +21,7 @@ from agents.networks.policy_file import read_policy_file
 from train.config import TrainConfig, scaled_games
 from train.evaluate import play_match
 from train.policy import use_bf16
+from train.pool import snapshot_name
 from train.run import Interrupted, ResumeError, Trainer, remap_key, train
 from train.vec_env import SelfPlayVecEnv
 
@@ -205,13 +206,16 @@ def test_checkpoints_name_the_snapshots_and_a_format_2_checkpoint_still_resumes(
     state = pickle.loads((tmp_path / "b" / "checkpoint" / "trainer.pkl").read_bytes())
     # The weights stay in pool/: a checkpoint no longer grows with every snapshot.
     assert state["format"] == 3 and state["pool"]["snapshots"] == steps
-    old = [(s, read_policy_file(pool / f"snapshot_{s}.zip", TOY4)[0].weights()) for s in steps]
+    old = [
+        (s, read_policy_file(pool / f"{snapshot_name(s)}.zip", TOY4)[0].weights()) for s in steps
+    ]
     state = state | {"format": 2, "pool": state["pool"] | {"snapshots": old}}
     for name in ("c", "d"):
         shutil.copytree(tmp_path / "b", tmp_path / name)
     (tmp_path / "c" / "checkpoint" / "trainer.pkl").write_bytes(pickle.dumps(state))
-    (tmp_path / "d" / "pool" / f"snapshot_{steps[0]}.zip").unlink()
-    with pytest.raises(ResumeError, match=f"cannot resume .*snapshot_{steps[0]}.zip"):
+    missing = f"{snapshot_name(steps[0])}.zip"
+    (tmp_path / "d" / "pool" / missing).unlink()
+    with pytest.raises(ResumeError, match=f"cannot resume .*{missing}: no such file"):
         train(config(timesteps=2048), tmp_path / "d", core=TOY4, resume=True)
     for name in ("b", "c"):
         train(config(timesteps=2048), tmp_path / name, core=TOY4, resume=True)
